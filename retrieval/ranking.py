@@ -1,0 +1,161 @@
+"""Fusion, boosts, confidence and result assembly over hybrid candidates (pure functions)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from retrieval.search import QueryKind, ScoredChunk, SearchConfig
+
+K1_PLUS_1 = 2.2  # BM25's ceiling on a term's impact (k1 = 1.2)
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{5,}")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def query_identifiers(query: str) -> set[str]:
+    """Normalised identifier-like tokens of a query (alert names, titles run together)."""
+    found = {_norm(m) for m in _IDENT.findall(query)}
+    return {f for f in found if len(f) >= 6}
+
+
+def document_keys(hit: ScoredChunk) -> set[str]:
+    """Normalised names a query may use for a document: title, file stem, alert names."""
+    keys = {_norm(hit.document_title), _norm(PurePosixPath(hit.document_path).stem)}
+    alerts = hit.document_metadata.get("alerts") or []
+    if isinstance(alerts, str):
+        alerts = [alerts]
+    keys.update(_norm(str(a)) for a in alerts if a)
+    return {k for k in keys if len(k) >= 6}
+
+
+def leg_weight(config: SearchConfig, kind: QueryKind) -> float:
+    """The lexical leg's weight after query-type weighting."""
+    w = config.lexical_weight
+    if config.query_type_weighting and kind == "lexical":
+        w += config.query_type_shift
+    elif config.query_type_weighting and kind == "dense":
+        w -= config.query_type_shift
+    return min(max(w, 0.0), 1.0)
+
+
+def fuse(hits: list[ScoredChunk], config: SearchConfig, kind: QueryKind) -> None:
+    """Set each hit's base score from its legs (RRF or convex combination), in place."""
+    w = leg_weight(config, kind)
+    if config.legs == "lexical":
+        w = 1.0
+    elif config.legs == "dense":
+        w = 0.0
+    if config.fusion == "rrf":
+        for h in hits:
+            lex = 1.0 / (config.rrf_k + h.lexical_rank) if h.lexical_rank else 0.0
+            den = 1.0 / (config.rrf_k + h.dense_rank) if h.dense_rank else 0.0
+            h.score = (w * lex + (1 - w) * den) * config.rrf_k  # ~1 for a double first place
+        return
+    lex_max = max((h.lexical_score or 0.0 for h in hits), default=0.0) or 1.0
+    dense = [h.dense_score for h in hits if h.dense_score is not None]
+    d_lo, d_hi = (min(dense), max(dense)) if dense else (0.0, 1.0)
+    span = (d_hi - d_lo) or 1.0
+    for h in hits:
+        lex = (h.lexical_score or 0.0) / lex_max
+        den = ((h.dense_score - d_lo) / span) if h.dense_score is not None else 0.0
+        h.score = w * lex + (1 - w) * den
+
+
+def apply_boosts(
+    hits: list[ScoredChunk], query: str, config: SearchConfig, now: datetime | None = None
+) -> None:
+    """Exact-name, tag, service and document-support boosts and the staleness penalty, in place."""
+    now = now or datetime.now(timezone.utc)
+    idents = query_identifiers(query)
+    words = {w.lower() for w in re.findall(r"[\w-]+", query)}
+    best_by_doc: dict[int, list[float]] = defaultdict(list)
+    for h in hits:
+        best_by_doc[h.document_id].append(h.score)
+    for h in hits:
+        boosts: dict[str, float] = {}
+        if idents & document_keys(h):
+            boosts["name_match"] = config.title_boost
+        tags = h.document_metadata.get("tags") or []
+        overlap = sum(1 for t in tags if isinstance(t, str) and t.lower() in words)
+        if overlap:
+            boosts["tags"] = config.tag_boost * min(overlap, 3)
+        service = h.document_metadata.get("service")
+        if isinstance(service, str) and service.lower() in words:
+            boosts["service"] = config.service_boost
+        support = _support(best_by_doc[h.document_id], h.score)
+        if support:
+            boosts["doc_support"] = config.doc_support * support
+        if h.updated_at and (now - h.updated_at).days > config.stale_after_days:
+            boosts["stale"] = -config.stale_penalty
+        h.boosts = boosts
+        h.score += sum(boosts.values())
+
+
+def _support(doc_scores: list[float], own: float) -> float:
+    """The strength of a document's other matching chunks (dampened)."""
+    rest = sorted(doc_scores, reverse=True)
+    rest.remove(own)
+    return math.tanh(sum(rest[:3]))
+
+
+def dedupe(hits: list[ScoredChunk]) -> list[ScoredChunk]:
+    """Drop hits whose text repeats a better hit's text (same content hash)."""
+    seen: set[str] = set()
+    kept = []
+    for h in hits:
+        if h.text_hash not in seen:
+            seen.add(h.text_hash)
+            kept.append(h)
+    return kept
+
+
+def merge_adjacent(hits: list[ScoredChunk]) -> list[ScoredChunk]:
+    """Merge hits that are consecutive chunks of one section into the better-ranked one."""
+    by_key = {(h.section_id, h.position): h for h in hits}
+    absorbed: set[int] = set()
+    merged = []
+    for h in hits:
+        if h.chunk_id in absorbed:
+            continue
+        nxt = by_key.get((h.section_id, h.position + 1))
+        if nxt is not None and nxt.chunk_id not in absorbed and nxt is not h:
+            absorbed.add(nxt.chunk_id)
+            h.text = h.text.rstrip() + "\n\n" + nxt.text.lstrip()
+            h.token_count += nxt.token_count
+            h.merged_chunk_ids = (*h.merged_chunk_ids, nxt.chunk_id)
+        merged.append(h)
+    return merged
+
+
+def within_budget(hits: Sequence[ScoredChunk], token_budget: int) -> list[ScoredChunk]:
+    """The best hits whose text fits a token budget (always at least one)."""
+    kept, used = [], 0
+    for h in hits:
+        if kept and used + h.token_count > token_budget:
+            break
+        kept.append(h)
+        used += h.token_count
+    return kept
+
+
+def confidence(hits: Sequence[ScoredChunk], query: str, query_idf: float) -> float:
+    """How likely the top hit answers the query, from lexical coverage, dense score and agreement."""
+    if not hits:
+        return 0.0
+    top = hits[0]
+    coverage = (top.lexical_score or 0.0) / (query_idf * K1_PLUS_1) if query_idf else 0.0
+    dense = top.dense_score or 0.0
+    lex_top = min((h for h in hits if h.lexical_rank), key=lambda h: h.lexical_rank or 0, default=None)
+    den_top = min((h for h in hits if h.dense_rank), key=lambda h: h.dense_rank or 0, default=None)
+    agree = 1.0 if lex_top and den_top and lex_top.document_id == den_top.document_id else 0.0
+    named = 1.0 if "name_match" in top.boosts else 0.0
+    z = -6.0 + 5.0 * min(coverage, 1.0) + 4.0 * dense + 1.0 * agree + 3.0 * named
+    return 1.0 / (1.0 + math.exp(-z))

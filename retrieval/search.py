@@ -1,0 +1,317 @@
+"""Hybrid search: BM25 and dense candidates from one SQL round trip, fused and boosted here."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from importlib import resources
+from typing import Any, Literal, Protocol, Sequence
+
+from psycopg import sql
+from psycopg_pool import AsyncConnectionPool
+
+from retrieval import ranking, store
+from retrieval.analyzer import analyze
+from retrieval.embed import Embedder
+
+QueryKind = Literal["lexical", "dense", "neutral"]
+_CANDIDATES_SQL = (resources.files("retrieval") / "sql" / "candidates.sql").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Metadata pre-filters; empty fields do not filter."""
+
+    sources: tuple[str, ...] = ()
+    services: tuple[str, ...] = ()
+    environments: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Fusion and ranking knobs (defaults tuned on ../shared/eval, see README)."""
+
+    fusion: Literal["rrf", "convex"] = "convex"
+    lexical_weight: float = 0.5  # convex: share of the lexical leg; rrf: weight of its term
+    rrf_k: int = 60
+    pool: int = 60  # candidates per leg
+    per_term: int = 1000  # impact-ordered postings read per query term
+    query_type_weighting: bool = True
+    query_type_shift: float = 0.15
+    title_boost: float = 0.15  # exact title / alert-name match
+    tag_boost: float = 0.03  # per query term found among the document's tags
+    service_boost: float = 0.05
+    stale_after_days: int = 365
+    stale_penalty: float = 0.05
+    doc_support: float = 0.10  # weight of a document's other matching chunks
+    min_confidence: float = 0.35
+    legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
+
+
+@dataclass
+class ScoredChunk:
+    """A search hit with every leg's rank and score visible for debugging."""
+
+    chunk_id: int
+    document_id: int
+    section_id: int
+    position: int
+    document_path: str
+    document_title: str
+    source: str
+    heading_path: tuple[str, ...]
+    text: str
+    text_hash: str
+    token_count: int
+    score: float = 0.0
+    lexical_rank: int | None = None
+    lexical_score: float | None = None
+    dense_rank: int | None = None
+    dense_score: float | None = None
+    boosts: dict[str, float] = field(default_factory=dict)
+    document_metadata: dict[str, Any] = field(default_factory=dict)
+    chunk_metadata: dict[str, Any] = field(default_factory=dict)
+    updated_at: datetime | None = None
+    link: str | None = None
+    merged_chunk_ids: tuple[int, ...] = ()
+
+
+@dataclass
+class SearchResult:
+    """Ranked hits, and whether they are good enough to answer from."""
+
+    query: str
+    chunks: list[ScoredChunk]
+    confidence: float
+    confident: bool
+    query_kind: QueryKind
+    closest_titles: list[str]
+    timings_ms: dict[str, float]
+
+
+class Reranker(Protocol):
+    """Re-scores (query, chunk text) pairs; higher is better."""
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One score per text."""
+        ...
+
+
+_ERRORISH = re.compile(
+    r"(`[^`]+`|--?[a-z][\w-]*|\b[A-Z]{2,}[-_]?\d{2,}\b|\b[EO]\d{3,}\b|/[\w.-]+/|\b\d{3}\b|"
+    r"\b\w+(?:Error|Exception)\b|\$ )"
+)
+_QUESTIONISH = re.compile(r"^\s*(why|how|what|when|should|can|is|does|explain)\b", re.IGNORECASE)
+
+
+def classify_query(query: str) -> QueryKind:
+    """Error strings and commands lean lexical; natural-language questions lean dense."""
+    if _QUESTIONISH.search(query) and len(_ERRORISH.findall(query)) == 0:
+        return "dense"
+    if len(_ERRORISH.findall(query)) >= 1 and len(query.split()) <= 12:
+        return "lexical"
+    return "neutral"
+
+
+def query_weights(query: str) -> tuple[list[str], list[float]]:
+    """Query terms with weights from their (dampened) repetition in the query."""
+    counts = Counter(analyze(query))
+    terms = list(counts)
+    return terms, [1.0 + math.log(counts[t]) for t in terms]
+
+
+def filter_clause(filters: SearchFilters | None) -> sql.Composable:
+    """The WHERE fragment for metadata pre-filters (on d = documents, src = sources)."""
+    if filters is None:
+        return sql.SQL("true")
+    parts: list[sql.Composable] = []
+    if filters.sources:
+        parts.append(sql.SQL("src.name = ANY({})").format(sql.Literal(list(filters.sources))))
+    for key, values in (("service", filters.services), ("environment", filters.environments)):
+        if values:
+            parts.append(
+                sql.SQL("lower(d.metadata->>{}) = ANY({})").format(
+                    sql.Literal(key), sql.Literal([v.lower() for v in values])
+                )
+            )
+    if filters.tags:
+        parts.append(
+            sql.SQL("d.metadata->'tags' ?| {}").format(sql.Literal([t.lower() for t in filters.tags]))
+        )
+    return sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
+
+
+async def fetch_candidates(
+    pool: AsyncConnectionPool,
+    embedder: Embedder,
+    query: str,
+    filters: SearchFilters | None,
+    config: SearchConfig,
+) -> tuple[list[ScoredChunk], float, dict[str, float]]:
+    """Both legs' candidates in one round trip; returns hits, the query's idf mass and timings."""
+    t0 = time.perf_counter()
+    vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
+    t1 = time.perf_counter()
+    terms, weights = query_weights(query)
+    if config.legs == "dense":
+        terms, weights = [], []
+    async with pool.connection() as conn:
+        version = await store.active_index(conn)
+        if version is None:
+            return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": 0.0}
+        statement = sql.SQL(_CANDIDATES_SQL).format(  # type: ignore[arg-type]
+            dim=sql.Literal(version.dim), filter=filter_clause(filters)
+        )
+        cur = await conn.execute(
+            statement,
+            {
+                "terms": terms, "weights": weights, "vector": vector,
+                "version": version.id, "per_term": config.per_term, "pool": config.pool,
+            },
+            prepare=False,
+        )
+        rows = await cur.fetchall()
+    t2 = time.perf_counter()
+    hits = [_hit(row) for row in rows]
+    if config.legs == "lexical":
+        hits = [replace(h, dense_rank=None, dense_score=None) for h in hits if h.lexical_rank]
+    query_idf = float(rows[0][-1]) if rows else 0.0
+    return hits, query_idf, {"embed": (t1 - t0) * 1000, "sql": (t2 - t1) * 1000}
+
+
+def _hit(row: Sequence[Any]) -> ScoredChunk:
+    (cid, did, sid, pos, heading, text, text_hash, tokens, cmeta, path, title, dmeta, updated,
+     source, base_url, lrank, lscore, drank, dscore, _idf) = row
+    return ScoredChunk(
+        chunk_id=cid, document_id=did, section_id=sid, position=pos, document_path=path,
+        document_title=title, source=source, heading_path=tuple(heading or ()), text=text,
+        text_hash=text_hash, token_count=tokens, lexical_rank=lrank,
+        lexical_score=float(lscore) if lscore is not None else None, dense_rank=drank,
+        dense_score=float(dscore) if dscore is not None else None, document_metadata=dmeta or {},
+        chunk_metadata=cmeta or {}, updated_at=updated, link=document_link(base_url, path, heading),
+    )
+
+
+def document_link(base_url: str | None, path: str, heading: Sequence[str] | None) -> str | None:
+    """A link to a section: the source's base URL, the path, and a GitHub-style anchor."""
+    if not base_url:
+        return None
+    anchor = ""
+    if heading:
+        slug = re.sub(r"[^\w\- ]", "", heading[-1].lower()).strip().replace(" ", "-")
+        anchor = f"#{slug}" if slug else ""
+    return f"{base_url.rstrip('/')}/{path}{anchor}"
+
+
+async def hybrid_search(
+    pool: AsyncConnectionPool,
+    embedder: Embedder,
+    query: str,
+    *,
+    k: int = 5,
+    filters: SearchFilters | None = None,
+    config: SearchConfig | None = None,
+    reranker: Reranker | None = None,
+    token_budget: int | None = None,
+) -> SearchResult:
+    """Search runbooks: fused BM25 + dense candidates, boosted, deduped, with a confidence."""
+    config = config or SearchConfig()
+    kind = classify_query(query)
+    t0 = time.perf_counter()
+    hits, query_idf, timings = await fetch_candidates(pool, embedder, query, filters, config)
+    ranking.fuse(hits, config, kind)
+    ranking.apply_boosts(hits, query, config)
+    hits.sort(key=lambda h: (-h.score, h.chunk_id))
+    if reranker is not None and hits:
+        hits = await _rerank(reranker, query, hits)
+    hits = ranking.dedupe(hits)
+    conf = ranking.confidence(hits, query, query_idf)
+    closest = list(dict.fromkeys(h.document_title for h in hits))[:3]
+    top = ranking.merge_adjacent(hits[: max(k, 1) * 2])[:k]
+    if token_budget is not None:
+        top = ranking.within_budget(top, token_budget)
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    return SearchResult(
+        query=query, chunks=top, confidence=conf, confident=conf >= config.min_confidence,
+        query_kind=kind, closest_titles=closest, timings_ms=timings,
+    )
+
+
+async def _rerank(reranker: Reranker, query: str, hits: list[ScoredChunk], depth: int = 20) -> list[ScoredChunk]:
+    head, tail = hits[:depth], hits[depth:]
+    scores = await asyncio.to_thread(reranker.score, query, [h.text for h in head])
+    for h, s in zip(head, scores):
+        h.boosts["rerank"] = float(s)
+    head.sort(key=lambda h: -h.boosts["rerank"])
+    return head + tail
+
+
+@dataclass(frozen=True)
+class SectionText:
+    """A parent section, as the tools show it."""
+
+    section_id: int
+    document_id: int
+    document_path: str
+    document_title: str
+    heading_path: tuple[str, ...]
+    text: str
+    token_count: int
+
+
+@dataclass(frozen=True)
+class Runbook:
+    """A whole document, as the tools show it."""
+
+    document_id: int
+    path: str
+    title: str
+    source: str
+    metadata: dict[str, Any]
+    body: str
+    updated_at: datetime
+    sections: list[tuple[int, tuple[str, ...]]]  # (section id, heading path)
+
+
+async def fetch_parent_section(pool: AsyncConnectionPool, chunk_id: int) -> SectionText | None:
+    """The parent section of a chunk (search small, read large), or None if unknown."""
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT s.id, d.id, d.path, d.title, s.heading_path, s.text, s.token_count"
+            " FROM chunks c JOIN sections s ON s.id = c.section_id"
+            " JOIN documents d ON d.id = c.document_id WHERE c.id = %s",
+            (chunk_id,),
+        )
+        row = await cur.fetchone()
+    if row is None:
+        return None
+    return SectionText(row[0], row[1], row[2], row[3], tuple(row[4] or ()), row[5], row[6])
+
+
+async def get_runbook(pool: AsyncConnectionPool, doc: int | str) -> Runbook | None:
+    """A whole runbook by document id or path (a path may omit the source root)."""
+    where = "d.id = %s" if isinstance(doc, int) else "(d.path = %s OR d.path LIKE '%%/' || %s)"
+    args: tuple[Any, ...] = (doc,) if isinstance(doc, int) else (doc, doc)
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT d.id, d.path, d.title, src.name, d.metadata, d.body, d.updated_at"
+            " FROM documents d JOIN sources src ON src.id = d.source_id"
+            f" WHERE {where} ORDER BY length(d.path) LIMIT 1",
+            args,
+        )
+        row = await cur.fetchone()
+        if row is None:
+            return None
+        sections = await (
+            await conn.execute(
+                "SELECT id, heading_path FROM sections WHERE document_id = %s ORDER BY position",
+                (row[0],),
+            )
+        ).fetchall()
+    return Runbook(*row, sections=[(sid, tuple(h or ())) for sid, h in sections])
