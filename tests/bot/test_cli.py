@@ -1,0 +1,95 @@
+"""The runbook-bot command as a user runs it (subprocesses, real databases)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES
+
+
+def run(args: list[str], env: dict[str, str], timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, env=env, timeout=timeout,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+
+
+@pytest.fixture
+def env(database_url: str, tmp_path: Path) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "LLM_", "EMBEDDING_"))}
+    return {**clean, "DATABASE_URL": database_url, "RUNBOOK_BOT_HOME": str(tmp_path / "home"), "LOG_LEVEL": "WARNING"}
+
+
+def test_demo_on_embedded_defaults(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL" and not k.startswith(("LLM_", "EMBEDDING_"))}
+    env["RUNBOOK_BOT_HOME"] = str(tmp_path / "home")
+    result = run(["demo"], env)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert f"{len(list(EXAMPLES.glob('*.md')))} added" in out
+    assert "Disk full" in out and "[1]" in out and "Sources:" in out
+    assert "docker" in out.lower() and "Extractive answer" in out
+    assert (tmp_path / "home" / "pgdata" / "PG_VERSION").exists()
+    again = run(["demo"], env)
+    assert again.returncode == 0 and "10 unchanged" in again.stdout.replace(f"{len(list(EXAMPLES.glob('*.md')))} unchanged", "10 unchanged")
+
+
+def test_ingest_stats_json_and_search(env: dict[str, str], tmp_path: Path) -> None:
+    result = run(["ingest", str(EXAMPLES), "--source", "examples", "--stats"], env)
+    assert result.returncode == 0, result.stderr
+    assert "added" in result.stdout and "parse:" in result.stdout.replace(" ", "") and "embed" in result.stdout
+    again = run(["ingest", str(EXAMPLES), "--source", "examples", "--json"], env)
+    summary = json.loads(again.stdout)
+    assert summary["unchanged"] == len(list(EXAMPLES.glob("*.md"))) and summary["added"] == 0
+    search = run(["search", "x509: certificate has expired", "-k", "3", "--json"], env)
+    hits = json.loads(search.stdout)["results"]
+    assert hits[0]["path"] == "tls-certificate-expiry.md"
+    explained = run(["search", "kafka consumer lag", "--explain"], env)
+    assert "lexical rank" in explained.stdout and "kafka-consumer-lag.md" in explained.stdout
+
+
+def test_ask_json_is_the_answer_model(env: dict[str, str]) -> None:
+    assert run(["ingest", str(EXAMPLES)], env).returncode == 0
+    result = run(["ask", "redis OOM command not allowed when used memory > maxmemory", "--json"], env)
+    answer = json.loads(result.stdout)
+    assert {"answer", "steps", "sources", "confidence", "abstained", "mode", "model_used"} <= set(answer)
+    assert answer["mode"] == "extractive" and not answer["abstained"]
+    assert answer["sources"][0]["path"] == "redis-memory.md"
+    assert all(step["citations"] for step in answer["steps"])
+
+
+def test_config_masks_secrets(env: dict[str, str]) -> None:
+    env = {**env, "SLACK_BOT_TOKEN": "xoxb-very-secret", "DATABASE_URL": "postgresql://u:hunter2@db/x"}
+    out = run(["config"], env).stdout
+    assert "hunter2" not in out and "xoxb-very-secret" not in out
+    assert "DATABASE_URL=postgresql://u:********@db/x" in out and "SLACK_BOT_TOKEN=********" in out
+
+
+def test_db_commands(env: dict[str, str]) -> None:
+    assert "up to date" in run(["db", "upgrade"], env).stdout
+    status = run(["db", "status"], env).stdout
+    assert "001_init:" in status and "pending" not in status
+
+
+def test_database_down_is_one_clear_line(env: dict[str, str]) -> None:
+    env = {**env, "DATABASE_URL": "postgresql://nobody@127.0.0.1:9/none?connect_timeout=2"}
+    result = run(["search", "disk full"], env)
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("error: cannot connect to the database")
+    assert "Traceback" not in result.stderr
+
+
+def test_empty_question_gets_help(env: dict[str, str]) -> None:
+    result = run(["ask", "  "], env)
+    assert result.returncode == 2 and "Ask a question" in result.stderr
+
+
+def test_ingest_missing_path(env: dict[str, str], tmp_path: Path) -> None:
+    result = run(["ingest", str(tmp_path / "missing")], env)
+    assert result.returncode == 2 and "no such file or directory" in result.stderr

@@ -1,0 +1,50 @@
+"""Settings are read from the environment once and shown with secrets masked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.settings import Settings, mask_url
+
+
+def test_environment_is_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("RUNBOOK_BOT_HOME", str(tmp_path))
+    monkeypatch.setenv("EMBEDDING_BACKEND", "sentence-transformers")
+    monkeypatch.setenv("LLM_MODEL", "gpt-4o-mini")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://bot:s3cret@db.internal:5432/runbooks")
+    s = Settings(_env_file=None)
+    assert s.pgdata == tmp_path / "pgdata"
+    assert s.embedding_backend == "sentence-transformers" and s.llm_model == "gpt-4o-mini"
+    assert s.database_dsn() == "postgresql://bot:s3cret@db.internal:5432/runbooks"
+
+
+def test_invalid_values_are_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EMBEDDING_BACKEND", "word2vec")
+    with pytest.raises(ValueError, match="embedding_backend"):
+        Settings(_env_file=None)
+
+
+def test_masked_hides_every_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgresql://bot:s3cret@db.internal/runbooks")
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-123-456-abcdef")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "0123456789abcdef")
+    shown = Settings(_env_file=None).masked()
+    text = repr(shown)
+    assert "s3cret" not in text and "xoxb-123" not in text and "0123456789abcdef" not in text
+    assert shown["DATABASE_URL"] == "postgresql://bot:********@db.internal/runbooks"
+    assert shown["SLACK_BOT_TOKEN"] == "********" and shown["SLACK_APP_TOKEN"] is None
+
+
+@pytest.mark.parametrize(
+    ("url", "masked"),
+    [
+        ("postgresql://u:p@h/d", "postgresql://u:********@h/d"),
+        ("postgresql://u@h/d", "postgresql://u@h/d"),
+        ("host=h user=u password=p dbname=d", "host=h user=u password=******** dbname=d"),
+        ("postgresql://h/d?password=p&sslmode=require", "postgresql://h/d?password=********&sslmode=require"),
+    ],
+)
+def test_mask_url(url: str, masked: str) -> None:
+    assert mask_url(url) == masked
