@@ -1,0 +1,1 @@
+"""Guardrails: pure policy checks (dangerous commands, confidence, injection). Not built yet."""

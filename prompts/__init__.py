@@ -1,0 +1,1 @@
+"""Prompt templates as files plus a tiny renderer. Not built yet."""
