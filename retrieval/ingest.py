@@ -341,6 +341,9 @@ async def _write(
 ) -> str:
     """Replace one document atomically; 'unchanged' if another ingest already wrote it."""
     async with conn.transaction():
+        # Ingestion is idempotent: after a crash the next run redoes what was not durable,
+        # so it need not wait for a WAL flush on every document.
+        await conn.execute("SET LOCAL synchronous_commit = off")
         stored_hash = await store.lock_document(conn, source_id, pending.path)
         if stored_hash == pending.content_hash:
             return "unchanged"

@@ -32,17 +32,15 @@ async def index_chunks(conn: AsyncConnection, chunk_ids: Sequence[int], doc: Par
     stats = await (await conn.execute("SELECT k1, b, avgdl_indexed FROM lexical_stats")).fetchone()
     assert stats is not None
     k1, b, avgdl = stats
-    rows = []
+    lines = []
     for chunk_id, counts, length in zip(chunk_ids, counters, lengths):
         norm = k1 * (1 - b + b * length / avgdl)
         for term, tf in counts.items():
-            rows.append((term_ids[term], chunk_id, min(tf, 32767), tf * (k1 + 1) / (tf + norm)))
-    async with conn.cursor().copy(
-        "COPY lexical_postings (term_id, chunk_id, tf, impact) FROM STDIN WITH (FORMAT BINARY)"
-    ) as copy:
-        copy.set_types(["integer", "bigint", "smallint", "real"])
-        for row in rows:
-            await copy.write_row(row)
+            impact = tf * (k1 + 1) / (tf + norm)
+            lines.append(f"{term_ids[term]}\t{chunk_id}\t{min(tf, 32767)}\t{impact:.6g}\n")
+    # One text COPY buffer: far cheaper than a Python call per posting.
+    async with conn.cursor().copy("COPY lexical_postings (term_id, chunk_id, tf, impact) FROM STDIN") as copy:
+        await copy.write("".join(lines))
     await conn.execute(
         "UPDATE chunks SET term_count = u.n FROM unnest(%s::bigint[], %s::int[]) AS u(id, n)"
         " WHERE chunks.id = u.id",

@@ -245,13 +245,13 @@ def _join_path(path: Sequence[str]) -> str:
 async def copy_embeddings(
     conn: AsyncConnection, version: int, chunk_ids: Sequence[int], vectors: np.ndarray
 ) -> None:
-    """Bulk-load embeddings with COPY (binary)."""
-    async with conn.cursor().copy(
-        "COPY chunk_embeddings (version, chunk_id, embedding) FROM STDIN WITH (FORMAT BINARY)"
-    ) as copy:
-        copy.set_types(["integer", "bigint", "vector"])
-        for chunk_id, vector in zip(chunk_ids, vectors):
-            await copy.write_row((version, chunk_id, vector))
+    """Bulk-load embeddings with one COPY buffer."""
+    rows = "".join(
+        f"{version}\t{chunk_id}\t[{','.join(f'{x:.7g}' for x in vector.tolist())}]\n"
+        for chunk_id, vector in zip(chunk_ids, vectors)
+    )
+    async with conn.cursor().copy("COPY chunk_embeddings (version, chunk_id, embedding) FROM STDIN") as copy:
+        await copy.write(rows)
 
 
 async def delete_documents(conn: AsyncConnection, document_ids: Sequence[int]) -> int:
