@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 # Bump when parsing or chunking changes in a way that should re-chunk unchanged files.
 PIPELINE_VERSION = "1"
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
+# Extension-less files read as plain text; these are repository furniture, not runbooks.
+SKIP_FILES = {"LICENSE", "LICENCE", "COPYING", "NOTICE", "CODEOWNERS", "OWNERS", "Makefile",
+              "Dockerfile", "Jenkinsfile", "Procfile", "Gemfile", "Rakefile", "Vagrantfile"}
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -109,8 +112,9 @@ def discover(root: Path) -> Iterator[Path]:
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             path = Path(dirpath) / name
-            if not name.startswith(".") and path.is_file() and not path.is_symlink():
-                yield path
+            if name.startswith(".") or name in SKIP_FILES or path.is_symlink() or not path.is_file():
+                continue
+            yield path
 
 
 def git_tree(root: Path) -> _Tree:

@@ -188,3 +188,17 @@ async def test_gitlab_eval_corpus_ingests_completely(pool, embedder) -> None:
     assert counts["added"] + counts["skipped"] == files == 414
     assert counts["failed"] == 0 and counts["added"] >= 410
     await _consistent(pool)
+
+
+def test_discover_skips_repository_furniture(runbooks: Path) -> None:
+    from retrieval.ingest import discover
+
+    (runbooks / "LICENSE").write_text("Apache License 2.0")
+    (runbooks / ".hidden.md").write_text("# hidden")
+    (runbooks / ".git").mkdir()
+    (runbooks / ".git" / "HEAD.md").write_text("# not a runbook")
+    (runbooks / "notes").mkdir()
+    (runbooks / "notes" / "runbook.txt").write_text("Restart the pod.")
+    found = {p.relative_to(runbooks).as_posix() for p in discover(runbooks)}
+    assert "notes/runbook.txt" in found and "disk-full.md" in found
+    assert not {"LICENSE", ".hidden.md", ".git/HEAD.md"} & found
