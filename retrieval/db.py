@@ -162,8 +162,16 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+# Per-connection search settings: a wider HNSW beam than pgvector's default 40 for recall,
+# and iterative index scans so that filtered vector queries still return k rows.
+SESSION_SETTINGS = {"hnsw.ef_search": "100", "hnsw.iterative_scan": "relaxed_order"}
+
+
 async def _configure(conn: psycopg.AsyncConnection) -> None:
     await register_vector_async(conn)
+    for name, value in SESSION_SETTINGS.items():
+        await conn.execute("SELECT set_config(%s, %s, false)", (name, value))
+    await conn.commit()
 
 
 async def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> AsyncConnectionPool:

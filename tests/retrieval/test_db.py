@@ -59,3 +59,10 @@ def test_two_processes_start_the_embedded_server_at_once(tmp_path: Path) -> None
     assert [o[0].strip() for o in outputs] == ["42", "42"]
     # both processes exited: the last one stopped the server cleanly
     assert not (tmp_path / "pgdata" / "postmaster.pid").exists()
+
+
+async def test_pool_connections_carry_search_settings(pool) -> None:  # type: ignore[no-untyped-def]
+    async with pool.connection() as conn:
+        ef = await (await conn.execute("SHOW hnsw.ef_search")).fetchone()
+        scan = await (await conn.execute("SHOW hnsw.iterative_scan")).fetchone()
+    assert (ef[0], scan[0]) == (db.SESSION_SETTINGS["hnsw.ef_search"], db.SESSION_SETTINGS["hnsw.iterative_scan"])
