@@ -12,7 +12,8 @@ import pytest
 
 from retrieval.chunking import chunk_markdown
 from retrieval.models import MalformedDocument, ParsedDocument, UnsupportedFormat
-from retrieval.parsers import html_to_markdown, humanise_name, parse_document, rst_to_markdown
+from retrieval.converters import html_to_markdown, rst_to_markdown
+from retrieval.parsers import humanise_name, parse_document
 from tests.retrieval.test_chunking import EVAL, check, paragraphs, prose
 
 
