@@ -14,6 +14,7 @@ import typer
 
 from bot import messages, render
 from bot.app import Runtime, database_url, ingest_options, open_runtime
+from bot.answer import Answer
 from bot.extractive import extractive_answer
 from bot.settings import Settings
 from retrieval import db
@@ -162,7 +163,7 @@ def ask(
     typer.echo(answer.model_dump_json(indent=2) if as_json else render.answer_text(answer))
 
 
-async def _answer(runtime: Runtime, question: str):  # type: ignore[no-untyped-def]
+async def _answer(runtime: Runtime, question: str) -> Answer:
     result = await hybrid_search(runtime.pool, runtime.embedder, question, k=5)
     why = "" if runtime.settings.llm_model else messages.NO_LLM_CONFIGURED
     return extractive_answer(question, result, why=why)

@@ -247,28 +247,34 @@ async def _prepare(
     if old is not None and old.content_hash == content_hash:
         summary.unchanged.append(rel)
         return None
-    t1 = time.perf_counter()
-    try:
-        doc = await asyncio.to_thread(
-            parse_document, rel, data, max_bytes=options.max_file_bytes,
-            target_tokens=options.target_tokens, max_tokens=options.max_tokens,
-            overlap_tokens=options.overlap_tokens,
-        )
-    except (UnsupportedFormat, MalformedDocument) as exc:
-        summary.skipped.append((rel, str(exc)))
+    doc = await _parse(rel, data, options, summary)
+    if doc is None:
         return None
-    except Exception as exc:  # a parser bug must not stop the other files
-        log.exception("parsing %s failed", rel)
-        summary.failed.append((rel, f"parser error: {type(exc).__name__}: {exc}"))
-        return None
-    finally:
-        summary.timed("parse", time.perf_counter() - t1)
     if not doc.chunks:
         summary.skipped.append((rel, "no text to index"))
         return None
     texts = [embed_text(doc.title, c.heading_path, c.text) for c in doc.chunks]
     updated_at = tree.changed_at.get(str(path)) or _mtime(path)
     return _Pending(rel, content_hash, updated_at, doc, texts, [store.sha256(t) for t in texts])
+
+
+async def _parse(rel: str, data: bytes, options: IngestOptions, summary: IngestSummary) -> ParsedDocument | None:
+    """Parse in a worker thread; bad input is skipped with its reason, parser bugs are failures."""
+    t0 = time.perf_counter()
+    try:
+        return await asyncio.to_thread(
+            parse_document, rel, data, max_bytes=options.max_file_bytes,
+            target_tokens=options.target_tokens, max_tokens=options.max_tokens,
+            overlap_tokens=options.overlap_tokens,
+        )
+    except (UnsupportedFormat, MalformedDocument) as exc:
+        summary.skipped.append((rel, str(exc)))
+    except Exception as exc:  # a parser bug must not stop the other files
+        log.exception("parsing %s failed", rel)
+        summary.failed.append((rel, f"parser error: {type(exc).__name__}: {exc}"))
+    finally:
+        summary.timed("parse", time.perf_counter() - t0)
+    return None
 
 
 def _too_big(size: int, limit: int) -> str:
