@@ -107,7 +107,8 @@ class SentenceTransformerEmbedder:
         except Exception as exc:
             raise EmbedderUnavailable(f"cannot load sentence-transformers model {name!r}: {exc}") from exc
         self.model = name
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(dimension())
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed texts with the transformer (mean pooling as the model defines)."""
