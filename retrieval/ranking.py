@@ -9,10 +9,13 @@ from datetime import datetime, timezone
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Sequence
 
+from retrieval.analyzer import analyze
+
 if TYPE_CHECKING:
     from retrieval.search import QueryKind, ScoredChunk, SearchConfig
 
 K1_PLUS_1 = 2.2  # BM25's ceiling on a term's impact (k1 = 1.2)
+_SEP = re.compile(r"[-_./:]")
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{5,}")
 
 
@@ -34,6 +37,24 @@ def document_keys(hit: ScoredChunk) -> set[str]:
         alerts = [alerts]
     keys.update(_norm(str(a)) for a in alerts if a)
     return {k for k in keys if len(k) >= 6}
+
+
+_GENERIC_NAMES = frozenset({"readme", "index", "_index", "doc", "docs"})
+
+
+def name_terms(path: str) -> frozenset[str]:
+    """Analyzed terms of a document's file stem and parent folder (the folder's parent for a README)."""
+    parts = PurePosixPath(path).parts
+    stem = PurePosixPath(path).stem
+    generic = stem.lower() in _GENERIC_NAMES
+    words = " ".join(parts[-3:-1]) if generic else " ".join((*parts[-2:-1], stem))
+    return frozenset(t for t in analyze(words) if t not in _GENERIC_NAMES and not _SEP.search(t))
+
+
+def name_coverage(hit: ScoredChunk, query_terms: frozenset[str]) -> float:
+    """Share of a document's name terms (file stem, folder) that the query mentions."""
+    names = name_terms(hit.document_path)
+    return len(names & query_terms) / len(names) if names else 0.0
 
 
 def leg_weight(config: SearchConfig, kind: QueryKind) -> float:
@@ -76,6 +97,7 @@ def apply_boosts(
     now = now or datetime.now(timezone.utc)
     idents = query_identifiers(query)
     words = {w.lower() for w in re.findall(r"[\w-]+", query)}
+    qterms = frozenset(analyze(query))
     best_by_doc: dict[int, list[float]] = defaultdict(list)
     for h in hits:
         best_by_doc[h.document_id].append(h.score)
@@ -83,6 +105,9 @@ def apply_boosts(
         boosts: dict[str, float] = {}
         if idents & document_keys(h):
             boosts["name_match"] = config.title_boost
+        coverage = name_coverage(h, qterms) if config.path_boost else 0.0
+        if coverage:
+            boosts["path_match"] = config.path_boost * coverage
         tags = h.document_metadata.get("tags") or []
         overlap = sum(1 for t in tags if isinstance(t, str) and t.lower() in words)
         if overlap:
@@ -146,16 +171,38 @@ def within_budget(hits: Sequence[ScoredChunk], token_budget: int) -> list[Scored
     return kept
 
 
-def confidence(hits: Sequence[ScoredChunk], query: str, query_idf: float) -> float:
-    """How likely the top hit answers the query, from lexical coverage, dense score and agreement."""
-    if not hits:
-        return 0.0
+# Abstention model: logistic over ranking features, fitted on prometheus-operator (both
+# variants, grouped 5-fold CV) and checked against gitlab's answerable queries.
+_CONF_WEIGHTS = {
+    "cov_top": 3.0, "cov_max": 3.0, "dense_top": 1.5, "dense_max": 1.0,
+    "agree": 0.3, "named": 2.0, "path": 1.0, "margin": 1.0,
+}
+_CONF_BIAS = -5.0
+
+
+def confidence_features(hits: Sequence[ScoredChunk], query: str, query_idf: float) -> dict[str, float]:
+    """The abstention model's inputs: lexical coverage, dense similarity, agreement, names, margin."""
     top = hits[0]
-    coverage = (top.lexical_score or 0.0) / (query_idf * K1_PLUS_1) if query_idf else 0.0
-    dense = top.dense_score or 0.0
+    ceiling = query_idf * K1_PLUS_1
     lex_top = min((h for h in hits if h.lexical_rank), key=lambda h: h.lexical_rank or 0, default=None)
     den_top = min((h for h in hits if h.dense_rank), key=lambda h: h.dense_rank or 0, default=None)
-    agree = 1.0 if lex_top and den_top and lex_top.document_id == den_top.document_id else 0.0
-    named = 1.0 if "name_match" in top.boosts else 0.0
-    z = -6.0 + 5.0 * min(coverage, 1.0) + 4.0 * dense + 1.0 * agree + 3.0 * named
+    second = next((h.score for h in hits if h.document_id != top.document_id), 0.0)
+    return {
+        "cov_top": min((top.lexical_score or 0.0) / ceiling, 1.0) if ceiling else 0.0,
+        "cov_max": min(max(h.lexical_score or 0.0 for h in hits) / ceiling, 1.0) if ceiling else 0.0,
+        "dense_top": top.dense_score or 0.0,
+        "dense_max": max(h.dense_score or 0.0 for h in hits),
+        "agree": float(bool(lex_top and den_top and lex_top.document_id == den_top.document_id)),
+        "named": float("name_match" in top.boosts),
+        "path": name_coverage(top, frozenset(analyze(query))),
+        "margin": top.score - second,
+    }
+
+
+def confidence(hits: Sequence[ScoredChunk], query: str, query_idf: float) -> float:
+    """How likely the top hit answers the query (logistic over `confidence_features`)."""
+    if not hits:
+        return 0.0
+    features = confidence_features(hits, query, query_idf)
+    z = _CONF_BIAS + sum(_CONF_WEIGHTS[name] * value for name, value in features.items())
     return 1.0 / (1.0 + math.exp(-z))

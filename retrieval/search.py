@@ -8,7 +8,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime
 from importlib import resources
 from typing import Any, Literal, Protocol, Sequence
 
@@ -38,19 +38,20 @@ class SearchConfig:
     """Fusion and ranking knobs (defaults tuned on ../shared/eval, see README)."""
 
     fusion: Literal["rrf", "convex"] = "convex"
-    lexical_weight: float = 0.5  # convex: share of the lexical leg; rrf: weight of its term
+    lexical_weight: float = 0.7  # convex: share of the lexical leg; rrf: weight of its term
     rrf_k: int = 60
-    pool: int = 60  # candidates per leg
+    pool: int = 100  # candidates per leg
     per_term: int = 1000  # impact-ordered postings read per query term
     query_type_weighting: bool = True
     query_type_shift: float = 0.15
-    title_boost: float = 0.15  # exact title / alert-name match
+    title_boost: float = 0.3  # exact title / alert-name match
+    path_boost: float = 0.3  # times the share of the file stem/folder terms the query mentions
     tag_boost: float = 0.03  # per query term found among the document's tags
     service_boost: float = 0.05
     stale_after_days: int = 365
     stale_penalty: float = 0.05
     doc_support: float = 0.10  # weight of a document's other matching chunks
-    min_confidence: float = 0.35
+    min_confidence: float = 0.25
     legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
 
 
@@ -104,7 +105,7 @@ class Reranker(Protocol):
 
 
 _ERRORISH = re.compile(
-    r"(`[^`]+`|--?[a-z][\w-]*|\b[A-Z]{2,}[-_]?\d{2,}\b|\b[EO]\d{3,}\b|/[\w.-]+/|\b\d{3}\b|"
+    r"(`[^`]+`|--?[a-z][\w-]*|\b[A-Z]{2,}[-_]?\d{2,}\b|\b[EO]\d{3,}\b|\bE[A-Z]{4,}\b|/[\w.-]+/|\b\d{3}\b|"
     r"\b\w+(?:Error|Exception)\b|\$ )"
 )
 _QUESTIONISH = re.compile(r"^\s*(why|how|what|when|should|can|is|does|explain)\b", re.IGNORECASE)
@@ -147,6 +148,10 @@ def filter_clause(filters: SearchFilters | None) -> sql.Composable:
     return sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
 
 
+def _unfiltered(filters: SearchFilters | None) -> bool:
+    return filters is None or not (filters.sources or filters.services or filters.environments or filters.tags)
+
+
 async def fetch_candidates(
     pool: AsyncConnectionPool,
     embedder: Embedder,
@@ -166,7 +171,8 @@ async def fetch_candidates(
         if version is None:
             return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": 0.0}
         statement = sql.SQL(_CANDIDATES_SQL).format(  # type: ignore[arg-type]
-            dim=sql.Literal(version.dim), filter=filter_clause(filters)
+            dim=sql.Literal(version.dim), filter=filter_clause(filters),
+            unfiltered=sql.Literal(_unfiltered(filters)),
         )
         cur = await conn.execute(
             statement,

@@ -1,9 +1,18 @@
 -- Hybrid candidates in one round trip: BM25 over impact-ordered postings (top postings per
 -- query term through a LATERAL join, idf from current df) and pgvector HNSW cosine, both
 -- under the same metadata filter, full-joined with each leg's rank and score.
--- {dim} and {filter} are filled in by retrieval/search.py (a literal and a composed clause).
+-- {dim}, {filter} and {unfiltered} are filled in by retrieval/search.py (literals and a composed
+-- clause). Without filters the postings are read without any join ({unfiltered} is true and the
+-- planner drops the `allowed` set); with filters, postings are checked against `allowed`.
 WITH stats AS (
     SELECT chunk_count FROM lexical_stats
+),
+allowed AS MATERIALIZED (
+    SELECT c.id
+    FROM chunks c
+    JOIN documents d ON d.id = c.document_id
+    JOIN sources src ON src.id = d.source_id
+    WHERE {filter}
 ),
 query_terms AS (
     SELECT t.id, qt.weight * ln(1 + (s.chunk_count - t.df + 0.5) / (t.df + 0.5)) AS idf
@@ -18,10 +27,7 @@ lexical AS (
     CROSS JOIN LATERAL (
         SELECT lp.chunk_id, lp.impact
         FROM lexical_postings lp
-        JOIN chunks c ON c.id = lp.chunk_id
-        JOIN documents d ON d.id = c.document_id
-        JOIN sources src ON src.id = d.source_id
-        WHERE lp.term_id = q.id AND {filter}
+        WHERE lp.term_id = q.id AND ({unfiltered} OR lp.chunk_id IN (SELECT id FROM allowed))
         ORDER BY lp.impact DESC
         LIMIT %(per_term)s
     ) p

@@ -1,0 +1,226 @@
+"""Hybrid search against a real Postgres on the example runbooks, and fusion as pure functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retrieval import ranking
+from retrieval.ingest import IngestOptions, ingest
+from retrieval.search import (
+    ScoredChunk,
+    SearchConfig,
+    SearchFilters,
+    classify_query,
+    fetch_parent_section,
+    get_runbook,
+    hybrid_search,
+)
+
+
+async def _ingest(pool, embedder, root: Path, source: str = "ex") -> None:  # type: ignore[no-untyped-def]
+    summary = await ingest(pool, embedder, [root], IngestOptions(source=source))
+    assert summary.added and not summary.failed
+
+
+def _paths(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return [h.document_path for h in result.chunks]
+
+
+def _chunk(cid: int, doc: int = 1, *, lex: tuple[int, float] | None = None, dense: tuple[int, float] | None = None,
+           section: int = 1, position: int = 0, text: str | None = None, tokens: int = 10) -> ScoredChunk:
+    return ScoredChunk(
+        chunk_id=cid, document_id=doc, section_id=section, position=position, document_path=f"doc{doc}.md",
+        document_title=f"Doc {doc}", source="ex", heading_path=("Doc",), text=text or f"chunk {cid}",
+        text_hash=f"h{cid}", token_count=tokens,
+        lexical_rank=lex[0] if lex else None, lexical_score=lex[1] if lex else None,
+        dense_rank=dense[0] if dense else None, dense_score=dense[1] if dense else None,
+    )
+
+
+# --- against the database -------------------------------------------------------------------
+
+EXACT = [
+    ("x509: certificate has expired or is not yet valid", "tls-certificate-expiry.md"),
+    ("OOMKilled", "oom-killed.md"),
+    ("KubePodCrashLooping", "k8s-pod-crashloop.md"),
+    ("kube pod crash looping", "k8s-pod-crashloop.md"),
+    ("/var/lib/docker", "disk-full.md"),
+]
+
+
+async def test_exact_strings_find_the_right_runbook_first(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    for query, expected in EXACT:
+        result = await hybrid_search(pool, embedder, query, k=5)
+        assert result.chunks, query
+        assert result.chunks[0].document_path == expected, (query, _paths(result))
+        assert result.confident, (query, result.confidence)
+
+
+async def test_each_legs_rank_and_score_are_visible(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    result = await hybrid_search(pool, embedder, "redis maxmemory evictions", k=5)
+    top = result.chunks[0]
+    assert top.document_path == "redis-memory.md"
+    assert top.lexical_rank is not None and top.lexical_score is not None and top.lexical_score > 0
+    assert top.dense_rank is not None and top.dense_score is not None and -1.0 <= top.dense_score <= 1.0
+    assert set(result.timings_ms) >= {"embed", "sql", "total"}
+    lexical_only = await hybrid_search(pool, embedder, "redis maxmemory evictions", config=SearchConfig(legs="lexical"))
+    assert all(h.dense_rank is None and h.lexical_rank for h in lexical_only.chunks)
+    dense_only = await hybrid_search(pool, embedder, "redis maxmemory evictions", config=SearchConfig(legs="dense"))
+    assert all(h.lexical_rank is None and h.dense_rank for h in dense_only.chunks)
+
+
+async def test_metadata_filters_restrict_results_and_still_fill_k(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    # The query matches other runbooks far better; the filter must still return k rows of platform's.
+    result = await hybrid_search(pool, embedder, "kafka consumer group lag", k=3,
+                                 filters=SearchFilters(services=("platform",)))
+    assert _paths(result) and set(_paths(result)) == {"disk-full.md"}
+    async with pool.connection() as conn:
+        row = await (await conn.execute(
+            "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = 'disk-full.md'"
+        )).fetchone()
+    assert len(result.chunks) + sum(len(h.merged_chunk_ids) for h in result.chunks) >= min(3, row[0])
+
+    tagged = await hybrid_search(pool, embedder, "memory", k=5, filters=SearchFilters(tags=("Kubernetes",)))
+    assert tagged.chunks
+    assert all("kubernetes" in h.document_metadata["tags"] for h in tagged.chunks)
+    assert not await _nonempty(pool, embedder, "memory", SearchFilters(environments=("staging",)))
+    assert await _nonempty(pool, embedder, "memory", SearchFilters(environments=("Production",)))
+    assert not await _nonempty(pool, embedder, "memory", SearchFilters(sources=("other",)))
+
+
+async def _nonempty(pool, embedder, query: str, filters: SearchFilters) -> bool:  # type: ignore[no-untyped-def]
+    return bool((await hybrid_search(pool, embedder, query, filters=filters)).chunks)
+
+
+async def test_source_filter_and_dedupe_by_content_hash(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks, source="a")
+    await _ingest(pool, embedder, runbooks, source="b")
+    result = await hybrid_search(pool, embedder, "disk full no space left on device", k=10)
+    hashes = [h.text_hash for h in result.chunks]
+    assert len(hashes) == len(set(hashes)), "identical chunk texts appear once"
+    only_b = await hybrid_search(pool, embedder, "disk full no space left on device", k=10,
+                                 filters=SearchFilters(sources=("b",)))
+    assert only_b.chunks and {h.source for h in only_b.chunks} == {"b"}
+
+
+async def test_unrelated_query_is_not_confident_and_lists_closest_titles(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    result = await hybrid_search(pool, embedder, "how do I bake sourdough bread")
+    assert not result.confident
+    assert result.confidence < SearchConfig().min_confidence
+    assert 1 <= len(result.closest_titles) <= 3
+
+
+async def test_token_budget_keeps_the_best_hits_that_fit(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    full = await hybrid_search(pool, embedder, "certificate renewal cert-manager", k=5)
+    budget = full.chunks[0].token_count + 1
+    limited = await hybrid_search(pool, embedder, "certificate renewal cert-manager", k=5, token_budget=budget)
+    assert limited.chunks and limited.chunks[0].chunk_id == full.chunks[0].chunk_id
+    assert sum(h.token_count for h in limited.chunks) <= budget
+    tiny = await hybrid_search(pool, embedder, "certificate renewal cert-manager", k=5, token_budget=1)
+    assert len(tiny.chunks) == 1, "always at least one hit"
+
+
+async def test_parent_section_and_runbook_lookup(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    hit = (await hybrid_search(pool, embedder, "OOMKilled", k=1)).chunks[0]
+    section = await fetch_parent_section(pool, hit.chunk_id)
+    assert section is not None and section.document_id == hit.document_id
+    assert section.heading_path == hit.heading_path
+    assert hit.text.split("\n\n")[0].strip()[:80] in section.text
+
+    by_id = await get_runbook(pool, hit.document_id)
+    by_path = await get_runbook(pool, "oom-killed.md")
+    assert by_id is not None and by_path is not None
+    assert by_id.document_id == by_path.document_id and by_id.path == "oom-killed.md"
+    assert by_id.metadata["service"] == "search-indexer" and by_id.sections
+    assert await get_runbook(pool, 10**9) is None
+    assert await get_runbook(pool, "no-such-runbook.md") is None
+    assert await fetch_parent_section(pool, 10**9) is None
+
+
+async def test_empty_database_abstains(pool, embedder) -> None:
+    result = await hybrid_search(pool, embedder, "KubePodCrashLooping")
+    assert result.chunks == [] and result.closest_titles == []
+    assert result.confidence == 0.0 and not result.confident
+
+
+# --- pure functions ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("OOMKilled exit code 137", "lexical"),
+        ("ECONNREFUSED on port 5432", "lexical"),
+        ("kubectl delete pod --grace-period=0", "lexical"),
+        ("why does the pod keep restarting", "dense"),
+        ("how should we size the redis cache", "dense"),
+        ("disk is almost full on the database host and writes are slow since this morning", "neutral"),
+    ],
+)
+def test_query_classification(query: str, kind: str) -> None:
+    assert classify_query(query) == kind
+
+
+def test_rrf_rewards_agreement_between_legs() -> None:
+    lex_only, dense_only, both = _chunk(1, lex=(1, 9.0)), _chunk(2, dense=(1, 0.9)), _chunk(3, lex=(2, 5.0), dense=(2, 0.8))
+    hits = [lex_only, dense_only, both]
+    ranking.fuse(hits, SearchConfig(fusion="rrf", lexical_weight=0.5, rrf_k=60), "neutral")
+    assert both.score > lex_only.score == pytest.approx(dense_only.score)
+    assert both.score == pytest.approx(60 / 62)
+    ranking.fuse(hits, SearchConfig(fusion="rrf", lexical_weight=0.8, rrf_k=60), "neutral")
+    assert lex_only.score > dense_only.score
+
+
+def test_convex_fusion_normalises_each_leg() -> None:
+    a, b, c = _chunk(1, lex=(1, 10.0)), _chunk(2, dense=(1, 0.9)), _chunk(3, lex=(2, 5.0), dense=(2, 0.8))
+    ranking.fuse([a, b, c], SearchConfig(fusion="convex", lexical_weight=0.7), "neutral")
+    assert a.score == pytest.approx(0.7) and b.score == pytest.approx(0.3) and c.score == pytest.approx(0.35)
+    ranking.fuse([a, b, c], SearchConfig(fusion="convex", lexical_weight=0.5, query_type_shift=0.2), "lexical")
+    assert a.score == pytest.approx(0.7), "lexical-looking queries shift weight to BM25"
+    ranking.fuse([a, b, c], SearchConfig(legs="dense"), "neutral")
+    assert a.score == 0.0 and b.score == pytest.approx(1.0)
+
+
+def test_name_and_path_matches_boost_the_named_runbook() -> None:
+    named, other = _chunk(1, doc=1, lex=(1, 5.0)), _chunk(2, doc=2, lex=(2, 5.0))
+    named.document_path, named.document_title = "alerts/KubePodCrashLooping.md", "Pod crash looping"
+    other.document_path = "kube/nodes.md"
+    hits = [other, named]
+    for h in hits:
+        h.score = 0.5
+    ranking.apply_boosts(hits, "[FIRING] KubePodCrashLooping (s2): pod restarting", SearchConfig())
+    assert "name_match" in named.boosts and named.score > other.score
+    assert ranking.name_terms("docs/elastic/troubleshooting/README.md") == {"elast", "troubleshoot"}
+
+
+def test_merge_adjacent_chunks_of_one_section() -> None:
+    first = _chunk(1, section=7, position=0, text="part one", tokens=5)
+    second = _chunk(2, section=7, position=1, text="part two", tokens=6)
+    elsewhere = _chunk(3, section=8, position=1, text="other", tokens=4)
+    merged = ranking.merge_adjacent([first, elsewhere, second])
+    assert [h.chunk_id for h in merged] == [1, 3]
+    assert merged[0].text == "part one\n\npart two" and merged[0].token_count == 11
+    assert merged[0].merged_chunk_ids == (2,)
+
+
+def test_dedupe_and_budget_helpers() -> None:
+    a, b, c = _chunk(1, tokens=50), _chunk(2, tokens=50), _chunk(3, tokens=50)
+    b.text_hash = a.text_hash
+    assert [h.chunk_id for h in ranking.dedupe([a, b, c])] == [1, 3]
+    assert [h.chunk_id for h in ranking.within_budget([a, c], 60)] == [1]
+    assert [h.chunk_id for h in ranking.within_budget([a, c], 10)] == [1]
+
+
+def test_confidence_is_zero_without_hits_and_rises_with_evidence() -> None:
+    assert ranking.confidence([], "anything", 0.0) == 0.0
+    weak = _chunk(1, lex=(1, 1.0), dense=(1, 0.2))
+    strong = _chunk(2, lex=(1, 10.0), dense=(1, 0.8))
+    strong.boosts = {"name_match": 0.3}
+    assert ranking.confidence([strong], "q", 5.0) > ranking.confidence([weak], "q", 5.0)
