@@ -90,6 +90,7 @@ class IngestSummary:
 class _Pending:
     path: str
     content_hash: str
+    commit: str | None  # of the working tree the file came from
     updated_at: datetime
     doc: ParsedDocument
     embed_texts: list[str]
@@ -199,12 +200,11 @@ async def _ingest_locked(
         if pending is not None:
             batch.append(pending)
         if sum(len(p.doc.chunks) for p in batch) >= options.embed_batch_size * 4:
-            await _flush(pool, embedder, version.id, source_id, tree.commit, batch, existing, summary)
+            await _flush(pool, embedder, version.id, source_id, batch, existing, summary)
             batch = []
         if progress:
             progress(done, len(files), rel)
-    commit = trees[0].commit if trees else None
-    await _flush(pool, embedder, version.id, source_id, commit, batch, existing, summary)
+    await _flush(pool, embedder, version.id, source_id, batch, existing, summary)
     if options.delete_missing:
         await _delete_missing(pool, existing, seen, summary)
     async with pool.connection() as conn, conn.transaction():
@@ -255,7 +255,7 @@ async def _prepare(
         return None
     texts = [embed_text(doc.title, c.heading_path, c.text) for c in doc.chunks]
     updated_at = tree.changed_at.get(str(path)) or _mtime(path)
-    return _Pending(rel, content_hash, updated_at, doc, texts, [store.sha256(t) for t in texts])
+    return _Pending(rel, content_hash, tree.commit, updated_at, doc, texts, [store.sha256(t) for t in texts])
 
 
 async def _parse(rel: str, data: bytes, options: IngestOptions, summary: IngestSummary) -> ParsedDocument | None:
@@ -290,7 +290,6 @@ async def _flush(
     embedder: Embedder,
     version: int,
     source_id: int,
-    commit: str | None,
     batch: list[_Pending],
     existing: dict[str, store.DocumentRow],
     summary: IngestSummary,
@@ -303,7 +302,7 @@ async def _flush(
     for pending in batch:
         try:
             async with pool.connection() as conn:
-                outcome = await _write(conn, version, source_id, commit, pending, vectors)
+                outcome = await _write(conn, version, source_id, pending, vectors)
         except Exception as exc:
             log.exception("writing %s failed", pending.path)
             summary.failed.append((pending.path, f"database error: {type(exc).__name__}: {exc}"))
@@ -345,7 +344,6 @@ async def _write(
     conn: AsyncConnection,
     version: int,
     source_id: int,
-    commit: str | None,
     pending: _Pending,
     vectors: dict[str, np.ndarray],
 ) -> str:
@@ -359,7 +357,7 @@ async def _write(
             return "unchanged"
         document_id = await store.upsert_document(
             conn, source_id, pending.path, pending.doc, content_hash=pending.content_hash,
-            updated_at=pending.updated_at, source_commit=commit,
+            updated_at=pending.updated_at, source_commit=pending.commit,
         )
         if stored_hash is not None:
             await lexical.unindex_documents(conn, [document_id])
