@@ -13,6 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from collections.abc import Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -630,3 +631,9 @@ def chunk_text(
         return [], []
     lim = _Limits(target_tokens, max_tokens, overlap_tokens, min_tokens)
     return _build(text, _text_blocks(text), [], lim, (PARENT_MAX_TOKENS, False))
+
+
+def contextual_text(title: str, heading_path: Sequence[str], text: str) -> str:
+    """A chunk with its document title and heading path: what is embedded and BM25-indexed."""
+    heading = " > ".join(h for h in heading_path if h != title)
+    return "\n".join(part for part in (title, heading, text) if part)

@@ -12,7 +12,7 @@ import logging
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +24,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from retrieval import lexical, store
 from retrieval.db import LOCK_INDEX
+from retrieval.chunking import contextual_text
 from retrieval.embed import Embedder
 from retrieval.models import MalformedDocument, ParsedDocument, UnsupportedFormat
 from retrieval.parsers import parse_document
@@ -144,12 +145,6 @@ def _git(cwd: Path, *args: str) -> str:
     ).stdout
 
 
-def embed_text(title: str, heading_path: Sequence[str], text: str) -> str:
-    """What is embedded for a chunk: its document title and heading path give it context."""
-    heading = " > ".join(h for h in heading_path if h != title)
-    return "\n".join(part for part in (title, heading, text) if part)
-
-
 async def ingest(
     pool: AsyncConnectionPool,
     embedder: Embedder,
@@ -253,7 +248,7 @@ async def _prepare(
     if not doc.chunks:
         summary.skipped.append((rel, "no text to index"))
         return None
-    texts = [embed_text(doc.title, c.heading_path, c.text) for c in doc.chunks]
+    texts = [contextual_text(doc.title, c.heading_path, c.text) for c in doc.chunks]
     updated_at = tree.changed_at.get(str(path)) or _mtime(path)
     return _Pending(rel, content_hash, tree.commit, updated_at, doc, texts, [store.sha256(t) for t in texts])
 

@@ -8,24 +8,19 @@ from typing import Sequence
 from psycopg import AsyncConnection
 
 from retrieval.analyzer import analyze
+from retrieval.chunking import contextual_text
 from retrieval.models import ParsedDocument
 
 # Refresh stored impacts when the corpus' average chunk length moved this much (relative).
 AVGDL_DRIFT = 0.10
 
 
-def lexical_text(doc: ParsedDocument, index: int) -> str:
-    """What the lexical index sees of a chunk: title and headings, then the text."""
-    chunk = doc.chunks[index]
-    heading = " ".join(h for h in chunk.heading_path if h != doc.title)
-    return "\n".join(part for part in (doc.title, heading, chunk.text) if part)
-
-
 async def index_chunks(conn: AsyncConnection, chunk_ids: Sequence[int], doc: ParsedDocument) -> None:
     """Write postings for freshly inserted chunks and update df and corpus statistics."""
     if not chunk_ids:
         return
-    counters = [Counter(analyze(lexical_text(doc, i))) for i in range(len(chunk_ids))]
+    # The same contextual text as the embeddings: title and headings, then the chunk.
+    counters = [Counter(analyze(contextual_text(doc.title, c.heading_path, c.text))) for c in doc.chunks]
     lengths = [sum(c.values()) for c in counters]
     vocabulary = sorted({t for c in counters for t in c})
     term_ids = await _term_ids(conn, vocabulary)
@@ -90,10 +85,6 @@ async def unindex_documents(conn: AsyncConnection, document_ids: Sequence[int]) 
         "UPDATE lexical_stats SET chunk_count = chunk_count - s.n, term_total = term_total - s.t"
         " FROM (SELECT count(*) AS n, coalesce(sum(term_count), 0) AS t FROM chunks"
         " WHERE document_id = ANY(%s)) s",
-        (ids,),
-    )
-    await conn.execute(
-        "DELETE FROM lexical_postings p USING chunks c WHERE c.id = p.chunk_id AND c.document_id = ANY(%s)",
         (ids,),
     )
 

@@ -13,7 +13,7 @@ from psycopg_pool import AsyncConnectionPool
 from retrieval import lexical, store
 from retrieval.db import LOCK_INDEX
 from retrieval.embed import Embedder
-from retrieval.ingest import embed_text
+from retrieval.chunking import contextual_text
 
 
 async def reindex(pool: AsyncConnectionPool, embedder: Embedder, *, batch: int = 256) -> dict[str, Any]:
@@ -57,7 +57,7 @@ async def _embed_all(pool: AsyncConnectionPool, embedder: Embedder, version: int
             ).fetchall()
             if not rows:
                 return count
-            texts = [embed_text(title, heading or (), text) for _, title, heading, text in rows]
+            texts = [contextual_text(title, heading or (), text) for _, title, heading, text in rows]
             vectors = await asyncio.to_thread(embedder.embed, texts)
             await store.copy_embeddings(conn, version, [r[0] for r in rows], np.asarray(vectors))
             await conn.commit()
