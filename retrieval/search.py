@@ -32,6 +32,10 @@ class SearchFilters:
     environments: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
 
+    def is_empty(self) -> bool:
+        """True when no field filters anything."""
+        return not (self.sources or self.services or self.environments or self.tags)
+
 
 @dataclass(frozen=True)
 class SearchConfig:
@@ -129,7 +133,7 @@ def query_weights(query: str) -> tuple[list[str], list[float]]:
 
 def filter_clause(filters: SearchFilters | None) -> sql.Composable:
     """The WHERE fragment for metadata pre-filters (on d = documents, src = sources)."""
-    if filters is None:
+    if filters is None or filters.is_empty():
         return sql.SQL("true")
     parts: list[sql.Composable] = []
     if filters.sources:
@@ -145,11 +149,7 @@ def filter_clause(filters: SearchFilters | None) -> sql.Composable:
         parts.append(
             sql.SQL("d.metadata->'tags' ?| {}").format(sql.Literal([t.lower() for t in filters.tags]))
         )
-    return sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
-
-
-def _unfiltered(filters: SearchFilters | None) -> bool:
-    return filters is None or not (filters.sources or filters.services or filters.environments or filters.tags)
+    return sql.SQL(" AND ").join(parts)
 
 
 async def fetch_candidates(
@@ -172,7 +172,7 @@ async def fetch_candidates(
             return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": 0.0}
         statement = sql.SQL(_CANDIDATES_SQL).format(  # type: ignore[arg-type]
             dim=sql.Literal(version.dim), filter=filter_clause(filters),
-            unfiltered=sql.Literal(_unfiltered(filters)),
+            unfiltered=sql.Literal(filters is None or filters.is_empty()),
         )
         cur = await conn.execute(
             statement,

@@ -139,6 +139,7 @@ async def cached_embeddings(
         "WHERE c.embed_hash = ANY(%s)",
         (version, list(set(embed_hashes))),
     )
+    # pgvector hands back Vector objects (binary results) or numpy arrays (text results).
     return {h: np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32)
             for h, v in await cur.fetchall()}
 
