@@ -19,6 +19,16 @@ class Source(BaseModel):
     relevance: float
 
 
+class Finding(BaseModel):
+    """A guardrail finding about a command in an answer."""
+
+    command: str
+    rule: str
+    severity: Literal["block", "warn", "info"]
+    reason: str
+    safer: str | None = None
+
+
 class Step(BaseModel):
     """One thing to do, with the exact commands and where it comes from."""
 
@@ -27,6 +37,21 @@ class Step(BaseModel):
     commands: list[str] = Field(default_factory=list)
     priority: Literal["now", "next", "later"] = "next"
     citations: list[int] = Field(default_factory=list, description="Source ids")
+    findings: list[Finding] = Field(default_factory=list, description="Guardrail warnings")
+
+
+class Trace(BaseModel):
+    """How an answer was produced: for logs, the API and feedback."""
+
+    retrieved_chunk_ids: list[int] = Field(default_factory=list)
+    tool_calls: int = 0
+    llm_rounds: int = 0
+    retrieval_ms: float = 0.0
+    generation_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    errors: list[str] = Field(default_factory=list)
 
 
 class Answer(BaseModel):
@@ -42,3 +67,10 @@ class Answer(BaseModel):
     model_used: str | None = None
     closest_titles: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    trace: Trace = Field(default_factory=Trace)
+
+    @property
+    def cited_chunk_ids(self) -> list[int]:
+        """The chunks the answer's steps cite."""
+        by_id = {s.id: s.chunk_id for s in self.sources}
+        return list(dict.fromkeys(by_id[c] for step in self.steps for c in step.citations if c in by_id))

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from bot import messages
 from bot.answer import Answer, Source, Step
 from retrieval.search import ScoredChunk, SearchResult
 
+Mode = Literal["llm", "extractive"]
 _FENCE = re.compile(r"^(```|~~~)")
 _NUMBERED = re.compile(r"^(\d+)[.)]\s+(.*)")  # top-level steps only; sub-items stay inside
 MAX_STEPS = 8
@@ -56,14 +59,18 @@ def _plain(text: str) -> str:
     return re.sub(r"\*\*|__|`", "", text).strip()
 
 
-def extractive_answer(question: str, result: SearchResult, *, why: str = "") -> Answer:
-    """Answer from retrieved chunks alone, or abstain when retrieval is not confident."""
+def extractive_answer(
+    question: str, result: SearchResult, *, why: str = "", expanded: Mapping[int, str] | None = None
+) -> Answer:
+    """Answer from retrieved text alone (a chunk's whole parent section where `expanded` has it),
+    or abstain when retrieval is not confident."""
     if not result.chunks or not result.confident:
         return abstention(question, result, mode="extractive")
     sources = sources_from(result)
     steps: list[Step] = []
     for source, hit in zip(sources, result.chunks):
-        for instruction, commands in extract_steps(hit.text):
+        text = (expanded or {}).get(hit.chunk_id, hit.text)
+        for instruction, commands in extract_steps(text):
             if len(steps) >= MAX_STEPS:
                 break
             steps.append(Step(
@@ -86,12 +93,21 @@ def _section_pointer(hit: ScoredChunk) -> str:
     )
 
 
-def abstention(question: str, result: SearchResult, *, mode: str = "extractive") -> Answer:
+def abstention(question: str, result: SearchResult, *, mode: Mode = "extractive") -> Answer:
     """"I don't have a runbook for that", naming the closest runbooks."""
+    return abstain(question, result.closest_titles, confidence=result.confidence, mode=mode)
+
+
+def abstain(
+    question: str, titles: Sequence[str], *, confidence: float, mode: Mode,
+    model_used: str | None = None, reason: str | None = None,
+) -> Answer:
+    """An abstention with the closest runbook titles and, if known, why."""
     text = messages.NO_RUNBOOK
-    if result.closest_titles:
-        text += " " + messages.CLOSEST.format(titles=", ".join(result.closest_titles))
+    if titles:
+        text += " " + messages.CLOSEST.format(titles=", ".join(titles))
     return Answer(
-        question=question, answer=text, abstained=True, confidence=round(result.confidence, 3),
-        mode=mode, closest_titles=result.closest_titles,  # type: ignore[arg-type]
+        question=question, answer=text, abstained=True, confidence=round(confidence, 3), mode=mode,
+        model_used=model_used, closest_titles=list(titles),
+        notes=[messages.ABSTAIN_REASON.format(reason=reason)] if reason else [],
     )

@@ -1,17 +1,199 @@
 """The LLM adapter: the only importer of litellm.
 
-For now it provides hosted embeddings (the Embedder protocol of retrieval.embed); the chat
-adapter for the agent loop joins it here.
+`LLM` is the protocol the agent loop talks to (one async method); `LiteLLMChat` implements it for
+any provider litellm knows, with retries, backoff, a fallback model and token/cost accounting.
+`LiteLLMEmbedder` provides hosted embeddings for retrieval's Embedder protocol.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
 import time
-from typing import Any, Sequence
+from typing import Any, Literal, Protocol, Sequence
+from urllib.parse import urlparse
 
 import numpy as np
+from pydantic import BaseModel, Field
 
 from retrieval.embed import EmbedderUnavailable, normalise
+
+log = logging.getLogger(__name__)
+
+# litellm fetches its model price list from GitHub at import unless told not to; the copy inside
+# the wheel is what we want offline and in production alike.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+# Tests switch this off so that nothing can reach a real provider; local stub servers still work.
+ALLOW_REMOTE_MODEL_REQUESTS = True
+
+
+class ToolCall(BaseModel):
+    """A tool call as the model produced it; arguments stay raw JSON until validated."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+
+class ChatMessage(BaseModel):
+    """One message of a conversation with the model."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+
+    def wire(self) -> dict[str, Any]:
+        """The OpenAI-style dict litellm sends."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        return out
+
+
+class ToolSpec(BaseModel):
+    """What the model is told about a tool: name, description and JSON schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def wire(self) -> dict[str, Any]:
+        """The OpenAI-style tool declaration."""
+        return {"type": "function",
+                "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
+
+
+class Usage(BaseModel):
+    """Tokens and cost of one or more model calls."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: "Usage") -> None:
+        """Accumulate another call's usage."""
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+
+
+class Completion(BaseModel):
+    """The model's reply: text, tool calls, or both."""
+
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+
+
+class LLMError(Exception):
+    """The provider failed (after retries and the fallback model)."""
+
+
+class LLM(Protocol):
+    """A chat model that may call tools."""
+
+    name: str
+
+    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
+        """One round: the reply to the conversation so far."""
+        ...
+
+
+# Errors that retrying the same model cannot fix: go straight to the fallback model.
+_PERMANENT = ("AuthenticationError", "BadRequestError", "NotFoundError", "PermissionDeniedError",
+              "ContextWindowExceededError", "ContentPolicyViolationError", "UnsupportedParamsError")
+
+
+class LiteLLMChat:
+    """Any litellm provider (`gpt-4o-mini`, `anthropic/...`, `ollama/...`) behind the LLM protocol."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        fallback: str | None = None,
+        temperature: float = 0.2,
+        timeout: float = 30.0,
+        retries: int = 2,
+        backoff: float = 0.5,
+        max_tokens: int = 1500,
+        api_base: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        self.model, self.fallback = model, fallback
+        self.name = model
+        self._retries, self._backoff = retries, backoff
+        self._extra: dict[str, Any] = {"temperature": temperature, "timeout": timeout, "max_tokens": max_tokens}
+        if api_base:
+            self._extra["api_base"] = api_base
+        if api_key:
+            self._extra["api_key"] = api_key
+        self.total = Usage()
+
+    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
+        """Call the model, retrying transient errors with backoff, then the fallback model."""
+        self._check_allowed()
+        errors: list[str] = []
+        for model in [m for m in (self.model, self.fallback) if m]:
+            for attempt in range(self._retries + 1):
+                try:
+                    completion = await self._call(model, messages, tools)
+                except Exception as exc:  # litellm raises many provider-specific types
+                    errors.append(f"{model}: {type(exc).__name__}: {str(exc)[:200]}")
+                    log.warning("llm call failed (%s, attempt %d): %s", model, attempt + 1, errors[-1])
+                    if type(exc).__name__ in _PERMANENT or attempt == self._retries:
+                        break
+                    await asyncio.sleep(min(self._backoff * 2**attempt, 8.0))
+                    continue
+                self.total.add(completion.usage)
+                return completion
+        raise LLMError("; ".join(errors[-3:]) or "no model configured")
+
+    def _check_allowed(self) -> None:
+        host = urlparse(str(self._extra.get("api_base") or "")).hostname
+        if not ALLOW_REMOTE_MODEL_REQUESTS and host not in ("127.0.0.1", "localhost", "::1"):
+            raise LLMError("remote model requests are disabled (tests)")
+
+    async def _call(self, model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
+        import litellm
+
+        kwargs = dict(self._extra)
+        if tools:
+            kwargs["tools"] = [t.wire() for t in tools]
+        # _skip_mcp_handler: litellm < 1.108 imports its MCP gateway (and the optional `mcp`
+        # package) whenever tools are passed; our tools are plain functions, never MCP.
+        response = await litellm.acompletion(
+            model=model, messages=[m.wire() for m in messages], num_retries=0, _skip_mcp_handler=True, **kwargs
+        )
+        message = response.choices[0].message
+        calls = [
+            ToolCall(id=c.id or f"call_{i}", name=c.function.name or "", arguments=c.function.arguments or "{}")
+            for i, c in enumerate(message.tool_calls or [])
+        ]
+        return Completion(content=message.content or "", tool_calls=calls, model=model,
+                          usage=_usage(litellm, response))
+
+
+def _usage(litellm: Any, response: Any) -> Usage:
+    usage = getattr(response, "usage", None)
+    try:
+        cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # unknown model or local server: no price known
+        cost = 0.0
+    return Usage(
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cost_usd=cost,
+    )
 
 
 class LiteLLMEmbedder:

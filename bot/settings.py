@@ -11,6 +11,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 EmbeddingBackend = Literal["wordllama", "sentence-transformers", "litellm"]
+LLMProfile = Literal["cheap", "balanced", "premium"]
 
 
 def default_home() -> Path:
@@ -46,8 +47,28 @@ class Settings(BaseSettings):
     chunk_max_tokens: int = Field(default=600, ge=100)
     chunk_overlap_tokens: int = Field(default=50, ge=0)
 
-    # LLM
-    llm_model: str | None = None
+    # LLM (any litellm model name); unset = extractive answers only
+    llm_model: str | None = Field(default=None, description="Explicit model; overrides the profile")
+    llm_profile: LLMProfile = "balanced"
+    llm_model_cheap: str | None = None
+    llm_model_balanced: str | None = None
+    llm_model_premium: str | None = None
+    llm_fallback_model: str | None = None
+    llm_api_base: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_temperature: float = Field(default=0.2, ge=0.0, le=1.0)
+    llm_timeout_s: float = Field(default=30.0, gt=0, description="Per model call")
+    llm_retries: int = Field(default=2, ge=0, le=10)
+    llm_max_tokens: int = Field(default=1500, ge=100)
+
+    # The agent loop
+    agent_max_steps: int = Field(default=6, ge=1, le=20)
+    agent_timeout_s: float = Field(default=60.0, gt=0, description="Whole answer, all calls")
+    tool_timeout_s: float = Field(default=10.0, gt=0)
+    tool_budget_tokens: int = Field(default=6000, ge=500, description="Tool output shown to the model")
+    tool_call_tokens: int = Field(default=2000, ge=200, description="One tool result at most")
+    min_confidence: float = Field(default=0.25, ge=0.0, le=1.0, description="Below: abstain")
+    max_question_chars: int = Field(default=2000, ge=50)
 
     # Slack
     slack_bot_token: SecretStr | None = None
@@ -73,6 +94,19 @@ class Settings(BaseSettings):
     def max_file_bytes(self) -> int:
         """The ingestion size limit in bytes."""
         return int(self.max_file_mb * 1024 * 1024)
+
+    def chat_model(self, profile: LLMProfile | None = None) -> str | None:
+        """The model to answer with: LLM_MODEL, else the profile's model, else None (extractive)."""
+        if self.llm_model and profile is None:
+            return self.llm_model
+        chosen = {"cheap": self.llm_model_cheap, "balanced": self.llm_model_balanced,
+                  "premium": self.llm_model_premium}[profile or self.llm_profile]
+        return chosen or self.llm_model
+
+    def secret_values(self) -> list[str]:
+        """Every configured secret, for redaction from answers."""
+        values = [getattr(self, n) for n in type(self).model_fields]
+        return [v.get_secret_value() for v in values if isinstance(v, SecretStr) and v.get_secret_value()]
 
     def database_dsn(self) -> str | None:
         """The external database URL, or None for the embedded server."""

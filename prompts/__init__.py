@@ -1,1 +1,1 @@
-"""Prompt templates as files plus a tiny renderer. Not built yet."""
+"""Prompt templates (*.md) and their renderer."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -14,11 +14,13 @@ from psycopg import sql
 
 from retrieval import db
 from retrieval.embed import WordLlamaEmbedder
+from retrieval.ingest import IngestOptions, ingest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "runbooks"
 EVAL = REPO.parent / "shared" / "eval"
 TEMPLATE = "rb_test_template"
+EXAMPLES_TEMPLATE = "rb_examples_template"
 
 
 @pytest.fixture(scope="session")
@@ -48,15 +50,47 @@ async def template_url(server_url: str) -> str:
     return url
 
 
-@pytest.fixture
-async def database_url(server_url: str, template_url: str) -> AsyncIterator[str]:
-    """A fresh, migrated database for one test, dropped afterwards."""
+def _copy_of(server_url: str, template: str) -> Iterator[str]:
     name = f"rb_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE)))
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template)))
     yield _with_db(server_url, name)
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def database_url(server_url: str, template_url: str) -> Iterator[str]:
+    """A fresh, migrated database for one test, dropped afterwards."""
+    yield from _copy_of(server_url, TEMPLATE)
+
+
+@pytest.fixture(scope="session")
+async def examples_template(server_url: str, template_url: str, embedder: WordLlamaEmbedder) -> str:
+    """A template database with the example runbooks ingested (source `examples`), built once."""
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(EXAMPLES_TEMPLATE)))
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+            sql.Identifier(EXAMPLES_TEMPLATE), sql.Identifier(TEMPLATE)))
+    url = _with_db(server_url, EXAMPLES_TEMPLATE)
+    pool = await db.open_pool(url, min_size=1, max_size=2)
+    try:
+        summary = await ingest(pool, embedder, [EXAMPLES], IngestOptions(source="examples"))
+        assert summary.added and not summary.failed
+    finally:
+        await pool.close()
+    return EXAMPLES_TEMPLATE
+
+
+@pytest.fixture
+async def examples_pool(server_url: str, examples_template: str):  # type: ignore[no-untyped-def]
+    """A pool on a private copy of a database holding the example runbooks."""
+    for url in _copy_of(server_url, examples_template):
+        p = await db.open_pool(url, min_size=1, max_size=6)
+        try:
+            yield p
+        finally:
+            await p.close()
 
 
 @pytest.fixture
@@ -79,3 +113,13 @@ def runbooks(tmp_path: Path) -> Path:
     target = tmp_path / "runbooks"
     shutil.copytree(EXAMPLES, target)
     return target
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_remote_model_requests() -> Iterator[None]:
+    """No test may reach a real model provider; local stub servers are still allowed."""
+    from bot import llm
+
+    llm.ALLOW_REMOTE_MODEL_REQUESTS = False
+    yield
+    llm.ALLOW_REMOTE_MODEL_REQUESTS = True

@@ -1,0 +1,274 @@
+"""The three retrieval tools the model may call. A tool is a typed function: its name, docstring
+and signature are what the model sees; its arguments are validated before it runs; a ToolError
+goes back to the model as text. Everything a tool shows is registered as citable evidence."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, get_type_hints
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from bot.llm import ToolCall, ToolSpec
+from prompts.render import render
+from retrieval.db import DatabaseUnavailable
+from retrieval.embed import Embedder
+from retrieval.search import (
+    ScoredChunk, SearchConfig, SearchFilters, SearchResult, fetch_parent_section, get_runbook, hybrid_search,
+)
+from retrieval.sections import document_sections
+from retrieval.tokens import count_tokens
+
+log = logging.getLogger(__name__)
+
+
+class ToolError(Exception):
+    """A tool call that failed in a way the model can fix; the message goes back to it."""
+
+
+class FilterArgs(BaseModel):
+    """Optional metadata filters for hybrid_search."""
+
+    model_config = ConfigDict(extra="forbid")
+    service: list[str] = Field(default_factory=list, description="Only runbooks of these services")
+    environment: list[str] = Field(default_factory=list, description="e.g. production, staging")
+    tags: list[str] = Field(default_factory=list, description="Runbooks with any of these tags")
+    source: list[str] = Field(default_factory=list, description="Only these runbook collections")
+
+    def to_filters(self) -> SearchFilters:
+        """The retrieval filter object."""
+        return SearchFilters(tuple(self.source), tuple(self.service), tuple(self.environment), tuple(self.tags))
+
+
+@dataclass
+class Tool:
+    """A function the model may call, with the schema derived from its signature."""
+
+    name: str
+    description: str
+    params: type[BaseModel]
+    fn: Callable[..., Awaitable[str]]
+
+    def spec(self) -> ToolSpec:
+        """The declaration sent to the model."""
+        schema = self.params.model_json_schema()
+        schema.pop("title", None)
+        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+    async def __call__(self, arguments: str) -> str:
+        """Validate raw JSON arguments, then run."""
+        try:
+            data = json.loads(arguments or "{}")
+        except json.JSONDecodeError as exc:
+            raise ToolError(f"arguments are not valid JSON ({exc.msg})") from None
+        if not isinstance(data, dict):
+            raise ToolError("arguments must be a JSON object")
+        try:
+            args = self.params.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+            raise ToolError(f"invalid arguments: {problems}") from None
+        return await self.fn(**{name: getattr(args, name) for name in self.params.model_fields})
+
+
+def tool(fn: Callable[..., Awaitable[str]]) -> Tool:
+    """Make a Tool from an async function (or bound method): name, docstring, typed parameters."""
+    hints = get_type_hints(fn, include_extras=True)
+    fields: dict[str, Any] = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[name] = (hints[name], default)
+    params = create_model(f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    return Tool(fn.__name__, " ".join((inspect.getdoc(fn) or fn.__name__).split()), params, fn)
+
+
+@dataclass
+class Evidence:
+    """Runbook text the model has been shown under a citation id (`c<chunk id>`)."""
+
+    chunk_id: int
+    document_id: int
+    document: str
+    path: str
+    heading_path: tuple[str, ...]
+    text: str
+    link: str | None = None
+    relevance: float = 0.0
+
+
+@dataclass
+class ToolLimits:
+    """How much tool output the model may see."""
+
+    budget_tokens: int = 6000
+    call_tokens: int = 2000
+    timeout_s: float = 10.0
+    max_k: int = 8
+
+
+@dataclass
+class RunbookTools:
+    """The tools of one answer, and the evidence they have shown."""
+
+    pool: AsyncConnectionPool
+    embedder: Embedder
+    filters: SearchFilters | None = None
+    config: SearchConfig | None = None
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
+    evidence: dict[int, Evidence] = field(default_factory=dict)
+    searches: list[SearchResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    used_tokens: int = 0
+    retrieval_ms: float = 0.0
+
+    def tools(self) -> list[Tool]:
+        """Exactly the three tools the model may call."""
+        return [tool(self.hybrid_search), tool(self.fetch_parent_section), tool(self.get_runbook)]
+
+    def specs(self) -> list[ToolSpec]:
+        """Their declarations."""
+        return [t.spec() for t in self.tools()]
+
+    async def call(self, request: ToolCall) -> str:
+        """Run one tool call; any failure becomes an error message for the model."""
+        chosen = {t.name: t for t in self.tools()}.get(request.name)
+        if chosen is None:
+            names = ", ".join(t.name for t in self.tools())
+            return f"error: there is no tool named {request.name!r}; the tools are {names}"
+        started = asyncio.get_running_loop().time()
+        try:
+            return await asyncio.wait_for(chosen(request.arguments), self.limits.timeout_s)
+        except ToolError as exc:
+            return f"error: {exc}"
+        except TimeoutError:
+            self.errors.append(f"{request.name}: timed out")
+            return f"error: {request.name} timed out after {self.limits.timeout_s:.0f}s"
+        except (DatabaseUnavailable, psycopg.OperationalError) as exc:
+            self.errors.append(f"{request.name}: database unavailable")
+            raise DatabaseUnavailable(str(exc)) from exc
+        except Exception as exc:  # a bug: log it with context, tell the model to move on
+            log.exception("tool %s failed with arguments %s", request.name, request.arguments[:300])
+            self.errors.append(f"{request.name}: {type(exc).__name__}")
+            return f"error: {request.name} failed internally; try another query or answer with what you have"
+        finally:
+            self.retrieval_ms += (asyncio.get_running_loop().time() - started) * 1000
+
+    async def hybrid_search(
+        self,
+        query: Annotated[str, Field(min_length=2, max_length=500, description="What to look for")],
+        k: Annotated[int, Field(ge=1, le=8, description="How many chunks (1-8)")] = 5,
+        filters: FilterArgs | None = None,
+    ) -> str:
+        """Search the team's runbooks (keyword BM25 and semantic search combined). Use the
+        engineer's words, exact error strings, alert names, service names or commands. Returns the
+        best chunks, each headed by its citation id like [c123], runbook title, section and path,
+        and a retrieval confidence: a low one means the runbooks may not cover the question."""
+        chosen = filters.to_filters() if filters else self.filters
+        result = await hybrid_search(self.pool, self.embedder, query, k=min(k, self.limits.max_k),
+                                     filters=chosen, config=self.config)
+        self.searches.append(result)
+        if not result.chunks:
+            return self._emit("hybrid_search", ["No runbook matched. Try other words, or answer that no runbook covers this."])
+        head = (f"retrieval confidence {result.confidence:.2f} "
+                f"({'confident' if result.confident else 'LOW: the runbooks may not cover this'})")
+        blocks = [self._chunk_block(hit) for hit in result.chunks]
+        return self._emit("hybrid_search", blocks, head=head)
+
+    async def fetch_parent_section(
+        self, chunk_id: Annotated[int, Field(ge=1, description="A citation id's number: 123 for c123")],
+    ) -> str:
+        """Read the whole runbook section a chunk belongs to, when a search result is cut short
+        (for example steps or commands continue past the chunk). Cite it with the same id."""
+        section = await fetch_parent_section(self.pool, chunk_id)
+        if section is None:
+            raise ToolError(f"no chunk c{chunk_id}; use an id shown by hybrid_search")
+        known = self.evidence.get(chunk_id)
+        text = self.show(section.text)
+        evidence = Evidence(chunk_id, section.document_id, section.document_title, section.document_path,
+                            section.heading_path, text, known.link if known else None,
+                            known.relevance if known else 0.0)
+        return self._emit("fetch_parent_section", [(evidence, self._header(evidence) + "\n" + text)])
+
+    async def get_runbook(
+        self, doc: Annotated[str, Field(min_length=1, max_length=300, description="Document id or path")],
+    ) -> str:
+        """Read a whole runbook by its document id or path (as shown in search results), section
+        by section, each section headed by the citation id to use for it. Long runbooks are cut
+        to the tool output budget: prefer hybrid_search and fetch_parent_section."""
+        key: int | str = int(doc) if doc.strip().isdigit() else doc.strip()
+        runbook = await get_runbook(self.pool, key)
+        if runbook is None:
+            raise ToolError(f"no runbook {doc!r}; use a document id or path from hybrid_search")
+        sections = await document_sections(self.pool, runbook.document_id)
+        tags = ", ".join(map(str, runbook.metadata.get("tags") or [])) or "none"
+        head = f"runbook {runbook.title} (doc {runbook.document_id}, {runbook.path}; tags: {tags})"
+        blocks: list[tuple[Evidence, str] | str] = []
+        for s in sections:
+            text = self.show(s.text)
+            known = self.evidence.get(s.first_chunk_id)
+            ev = Evidence(s.first_chunk_id, runbook.document_id, runbook.title, runbook.path, s.heading_path,
+                          text, known.link if known else None, known.relevance if known else 0.0)
+            blocks.append((ev, self._header(ev) + "\n" + text))
+        return self._emit("get_runbook", blocks, head=head)
+
+    def _chunk_block(self, hit: ScoredChunk) -> tuple[Evidence, str]:
+        text = self.show(hit.text)
+        ev = Evidence(hit.chunk_id, hit.document_id, hit.document_title, hit.document_path, hit.heading_path,
+                      text, hit.link, round(hit.score, 4))
+        return ev, self._header(ev) + f" relevance {hit.score:.2f}\n" + text
+
+    @staticmethod
+    def _header(ev: Evidence) -> str:
+        section = " › ".join(ev.heading_path) or ev.document
+        return f"[c{ev.chunk_id}] {ev.document} — {section} (doc {ev.document_id}, {ev.path})"
+
+    def _emit(self, name: str, blocks: list[tuple[Evidence, str] | str], *, head: str = "") -> str:
+        """Fit blocks into this call's and the answer's token budgets; register what is shown."""
+        room = min(self.limits.call_tokens, self.limits.budget_tokens - self.used_tokens)
+        if room <= 50:
+            raise ToolError("the tool output budget for this answer is used up; answer with what you have")
+        shown: list[str] = [head] if head else []
+        used = count_tokens(head)
+        for n, block in enumerate(blocks):
+            ev, text = block if isinstance(block, tuple) else (None, block)
+            cost = count_tokens(text)
+            if used + cost > room:
+                if n == 0:
+                    text = _truncate(text, room - used)
+                    cost = count_tokens(text)
+                else:
+                    shown.append(f"({len(blocks) - n} more omitted: tool output budget)")
+                    break
+            shown.append(text)
+            used += cost
+            if ev is not None:
+                self._register(ev, text)
+        self.used_tokens += used
+        return render("tool_result", tool=name, body="\n\n".join(shown))
+
+    def _register(self, ev: Evidence, shown_text: str) -> None:
+        ev.text = shown_text
+        old = self.evidence.get(ev.chunk_id)
+        if old is not None:
+            ev.link = ev.link or old.link
+            ev.relevance = max(ev.relevance, old.relevance)
+            if len(old.text) > len(ev.text):
+                ev.text = old.text
+        self.evidence[ev.chunk_id] = ev
+
+
+def _truncate(text: str, tokens: int) -> str:
+    """Cut text to about `tokens` tokens, marking the cut."""
+    if tokens <= 0:
+        return ""
+    words = text.split(" ")
+    keep = max(1, int(len(words) * tokens / max(count_tokens(text), 1)))
+    return " ".join(words[:keep]) + " …(cut: tool output budget)"
