@@ -68,6 +68,7 @@ class Answer(BaseModel):
     closest_titles: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     trace: Trace = Field(default_factory=Trace)
+    answer_id: int | None = Field(default=None, description="Row in the answers table, once stored")
 
     @property
     def cited_chunk_ids(self) -> list[int]:

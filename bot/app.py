@@ -6,10 +6,16 @@ from dataclasses import dataclass
 
 from psycopg_pool import AsyncConnectionPool
 
+from bot.agent import AgentLimits
+from bot.answering import Answerer
+from bot.llm import LLM, LiteLLMChat
 from bot.settings import Settings
+from bot.tools import ToolLimits
+from guardrails import load_policy
 from retrieval import db
 from retrieval.embed import CachedEmbedder, Embedder, local_embedder
 from retrieval.ingest import IngestOptions
+from retrieval.search import SearchConfig
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -39,26 +45,55 @@ def database_url(settings: Settings) -> str:
     return db.resolve_url(settings.database_dsn(), settings.pgdata)
 
 
+def make_llm(settings: Settings) -> LLM | None:
+    """The configured chat model, or None (extractive answers) when no model is set."""
+    model = settings.chat_model()
+    if not model:
+        return None
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    return LiteLLMChat(
+        model, fallback=settings.llm_fallback_model, temperature=settings.llm_temperature,
+        timeout=settings.llm_timeout_s, retries=settings.llm_retries, max_tokens=settings.llm_max_tokens,
+        api_base=settings.llm_api_base, api_key=key,
+    )
+
+
+def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embedder, llm: LLM | None) -> Answerer:
+    """The answering service with every limit and threshold from settings."""
+    return Answerer(
+        pool=pool, embedder=embedder, llm=llm, policy=load_policy(settings.guard_policy),
+        limits=AgentLimits(max_steps=settings.agent_max_steps, call_timeout_s=settings.llm_timeout_s,
+                           total_timeout_s=settings.agent_timeout_s, min_confidence=settings.min_confidence),
+        tool_limits=ToolLimits(budget_tokens=settings.tool_budget_tokens, call_tokens=settings.tool_call_tokens,
+                               timeout_s=settings.tool_timeout_s),
+        search_config=SearchConfig(min_confidence=settings.min_confidence),
+        secrets=tuple(settings.secret_values()), max_question_chars=settings.max_question_chars,
+        record=settings.record_answers,
+    )
+
+
 @dataclass
 class Runtime:
-    """What a command or the server needs: settings, a pool and an embedder."""
+    """What a command or the server needs: settings, a pool, an embedder and the answerer."""
 
     settings: Settings
     pool: AsyncConnectionPool
     embedder: Embedder
+    answerer: Answerer
 
     async def close(self) -> None:
         """Close the pool (the embedded server stops when the process exits)."""
         await self.pool.close()
 
 
-async def open_runtime(settings: Settings, *, embedder: Embedder | None = None) -> Runtime:
+async def open_runtime(settings: Settings, *, embedder: Embedder | None = None, llm: LLM | None = None) -> Runtime:
     """Start or connect to the database, migrate, open the pool, load the embedder."""
     url = database_url(settings)
     pool = await db.open_pool(url, min_size=settings.db_pool_min, max_size=settings.db_pool_max)
     try:
         chosen = embedder or CachedEmbedder(make_embedder(settings))
+        answerer = make_answerer(settings, pool, chosen, llm if llm is not None else make_llm(settings))
     except Exception:
         await pool.close()
         raise
-    return Runtime(settings=settings, pool=pool, embedder=chosen)
+    return Runtime(settings=settings, pool=pool, embedder=chosen, answerer=answerer)

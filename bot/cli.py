@@ -14,8 +14,9 @@ import typer
 
 from bot import messages, render
 from bot.app import Runtime, database_url, ingest_options, open_runtime
-from bot.answer import Answer
-from bot.extractive import extractive_answer
+from bot.answering import EmptyQuestion
+from bot.context import IncidentContext
+from bot.guard_cli import guard_app
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import EmbedderUnavailable
@@ -26,6 +27,7 @@ from retrieval.store import IndexMismatch
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Answers on-call questions from your runbooks.")
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
 app.add_typer(db_app, name="db")
+app.add_typer(guard_app, name="guard", help="Run the dangerous-command policy by hand.")
 
 T = TypeVar("T")
 EXAMPLES_CANDIDATES = (
@@ -34,7 +36,7 @@ EXAMPLES_CANDIDATES = (
 )
 EXAMPLES = next((p for p in EXAMPLES_CANDIDATES if p.is_dir()), EXAMPLES_CANDIDATES[0])
 DEMO_QUESTION = "Disk full on /var/lib/docker: No space left on device. What do I do?"
-USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileNotFoundError)
+USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileNotFoundError, EmptyQuestion)
 
 
 def _settings() -> Settings:
@@ -151,22 +153,23 @@ def search(
 
 @app.command()
 def ask(
-    question: str = typer.Argument("", help="The question, or an alert pasted as is"),
-    as_json: bool = typer.Option(False, "--json"),
+    question: str = typer.Argument("", help="The question, or an alert pasted as is ('-' reads stdin)"),
+    as_json: bool = typer.Option(False, "--json", help="Print the Answer model as JSON"),
+    source: list[str] = typer.Option([], help="Only these sources"),
+    service: list[str] = typer.Option([], help="Only runbooks of these services"),
+    environment: list[str] = typer.Option([], help="Only these environments"),
+    tag: list[str] = typer.Option([], help="Only runbooks with any of these tags"),
 ) -> None:
     """Answer a question with steps, commands and cited runbook sections."""
+    if question == "-":
+        question = sys.stdin.read()
     if not question.strip():
         typer.echo(messages.EMPTY_QUESTION, err=True)
         raise typer.Exit(2)
     settings = _settings()
-    answer = _run(_with_runtime(settings, lambda rt: _answer(rt, question)))
+    context = IncidentContext(filters=_filters(source, service, environment, tag), entry_point="cli")
+    answer = _run(_with_runtime(settings, lambda rt: rt.answerer.answer(question, context)))
     typer.echo(answer.model_dump_json(indent=2) if as_json else render.answer_text(answer))
-
-
-async def _answer(runtime: Runtime, question: str) -> Answer:
-    result = await hybrid_search(runtime.pool, runtime.embedder, question, k=5)
-    why = "" if runtime.settings.llm_model else messages.NO_LLM_CONFIGURED
-    return extractive_answer(question, result, why=why)
 
 
 @app.command()
@@ -181,7 +184,7 @@ def demo(
         summary = await _ingest(runtime, [path], "examples")
         typer.echo(render.ingest_text(summary))
         typer.echo(f"\nQ: {question}\n")
-        typer.echo(render.answer_text(await _answer(runtime, question)))
+        typer.echo(render.answer_text(await runtime.answerer.answer(question, IncidentContext(entry_point="cli"))))
 
     _run(_with_runtime(settings, work))
 
@@ -206,7 +209,7 @@ def eval_cmd(
 
 @app.command()
 def serve() -> None:
-    """Run the HTTP server (health checks now; Slack and the API as they land)."""
+    """Run the HTTP server: health checks and POST /api/rag/ask (Slack as it lands)."""
     from bot.server import run_server
 
     settings = _settings()

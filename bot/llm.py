@@ -29,6 +29,14 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ALLOW_REMOTE_MODEL_REQUESTS = True
 
 
+def _litellm() -> Any:
+    """litellm, imported on first use (it takes seconds) and told not to print to stdout."""
+    import litellm
+
+    litellm.suppress_debug_info = True  # else every error prints "Give Feedback" banners to stdout
+    return litellm
+
+
 class ToolCall(BaseModel):
     """A tool call as the model produced it; arguments stay raw JSON until validated."""
 
@@ -164,7 +172,7 @@ class LiteLLMChat:
             raise LLMError("remote model requests are disabled (tests)")
 
     async def _call(self, model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
-        import litellm
+        litellm = _litellm()
 
         kwargs = dict(self._extra)
         if tools:
@@ -231,7 +239,7 @@ class LiteLLMEmbedder:
         return normalise(np.vstack(parts))
 
     def _call(self, texts: list[str]) -> np.ndarray:
-        import litellm
+        litellm = _litellm()
 
         last: Exception | None = None
         for attempt in range(self._retries + 1):

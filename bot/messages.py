@@ -8,7 +8,11 @@ EXTRACTIVE_NOTE = (
 )
 NO_LLM_CONFIGURED = " (LLM_MODEL is not set)"
 DATABASE_DOWN = "The runbook database is unavailable: {detail}"
-EMPTY_QUESTION = "Ask a question, e.g. `runbook-bot ask \"disk full on /var/lib/docker\"`."
+EMPTY_QUESTION = (
+    "Ask me about an incident, e.g. `disk full on /var/lib/docker`, or paste the alert. I answer from "
+    "the team's runbooks with steps, exact commands and the sections they come from."
+)
+QUESTION_TRUNCATED = "Your question was cut to its first {limit} characters."
 SEE_SECTION = "See {title} › {section}."
 ABSTAIN_REASON = "Why no answer: {reason}."
 LLM_TIMED_OUT = " (the language model timed out)"
@@ -19,3 +23,49 @@ DROPPED_STEPS = "Removed {count} step(s) that cited no retrieved runbook text."
 UNVERIFIED_COMMAND = "not found verbatim in the cited runbook section: check it before running"
 BAD_REQUEST = "Bad request: {detail}"
 INTERNAL_ERROR = "Something went wrong while answering; the error was logged (request {request_id})."
+
+# Slack (mrkdwn)
+SLACK_SEARCHING = ":hourglass_flowing_sand: Searching runbooks…"
+SLACK_HELP = (
+    "*Ask me about an incident* and I answer from the team's runbooks with steps, the exact commands "
+    "and the sections they come from.\n"
+    "• `/runbook disk full on /var/lib/docker`: ask from any channel.\n"
+    "• Mention me in an alert thread (`@runbook-bot` or `@runbook-bot what now?`): I read the alert "
+    "(Alertmanager, Grafana, PagerDuty) and the replies, and answer in the thread.\n"
+    "• Send me a direct message.\n"
+    "Tell me if an answer helped with :+1: / :-1: (buttons or reactions)."
+)
+SLACK_APOLOGY = (
+    ":warning: Sorry, I couldn't answer that: something went wrong on my side (reference `{ref}`). "
+    "It was logged; try again in a moment, or search the runbooks directly."
+)
+SLACK_DATABASE_DOWN = (
+    ":warning: Sorry, the runbook database is unavailable right now, so I can't answer. Try again in a minute."
+)
+SLACK_RATE_LIMITED = ":hourglass: Too many questions from {scope} right now; try again in {seconds} s."
+SLACK_SCOPE_USER = "you"
+SLACK_SCOPE_CHANNEL = "this channel"
+SLACK_CHANNEL_NOT_ALLOWED = "I'm not enabled in this channel. Ask me in an incident channel, or send me a direct message."
+SLACK_MORE_STEPS = ":page_facing_up: {count} more step(s) did not fit in this message: see {where}."
+SLACK_SHARE_BUTTON = "Share to channel"
+SLACK_SHARED_BY = "Shared by <@{user}>"
+SLACK_SHARE_FAILED = "I couldn't post in this channel ({error}); invite me with `/invite` first."
+SLACK_ANSWER_GONE = "That answer is no longer available."
+SLACK_FEEDBACK_THANKS = "Thanks, your feedback was recorded."
+SLACK_FEEDBACK_TITLE = "What was wrong?"
+SLACK_FEEDBACK_LABEL = "What was missing or wrong? (optional)"
+
+# Guardrails (bot/guarding.py, bot/guard_cli.py)
+GUARD: dict[str, str] = {
+    "blocked_finding": ("Removed from the answer: blocked by policy. "
+                        "Run it only after a second engineer has reviewed it."),
+    "blocked_note": "Some commands were removed because the policy blocks them ({rules}).",
+    "inline_removed": "[command removed: {rule}]",
+    "caution_note": "Caution: `{command}`: {reason}",
+    "redacted_note": "Secrets were redacted from this answer.",
+    "prompt_leak": "I can't share that: the answer repeated the bot's internal instructions.",
+    "prompt_leak_note": "An answer that repeated internal instructions was withheld.",
+    "cli_summary": "{commands} commands checked: {block} block, {warn} warn, {info} info.",
+    "cli_unreadable": "error: cannot read {file}: {why}",
+    "cli_bad_policy": "error: {why}",
+}

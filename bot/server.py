@@ -1,4 +1,4 @@
-"""The HTTP server of `runbook-bot serve`: health checks now; Slack events and the API join it."""
+"""The HTTP server of `runbook-bot serve`: health checks and the API; Slack events join it."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import signal
 
 from aiohttp import web
 
+from bot.api import add_routes
 from bot.app import Runtime, open_runtime
 from bot.settings import Settings
 
@@ -41,6 +42,7 @@ def build_web_app(runtime: Runtime) -> web.Application:
     app[RUNTIME] = runtime
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
+    add_routes(app, runtime.answerer)
     return app
 
 

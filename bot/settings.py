@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import platformdirs
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 EmbeddingBackend = Literal["wordllama", "sentence-transformers", "litellm"]
 LLMProfile = Literal["cheap", "balanced", "premium"]
@@ -69,12 +69,35 @@ class Settings(BaseSettings):
     tool_call_tokens: int = Field(default=2000, ge=200, description="One tool result at most")
     min_confidence: float = Field(default=0.25, ge=0.0, le=1.0, description="Below: abstain")
     max_question_chars: int = Field(default=2000, ge=50)
+    guard_policy: Path | None = Field(default=None, description="Operator policy YAML (extends the default)")
+    record_answers: bool = Field(default=True, description="Store each answer in the answers table")
 
     # Slack
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
     slack_app_token: SecretStr | None = None
-    slack_api_url: str | None = None
+    slack_api_url: str | None = Field(default=None, description="Web API base URL (tests, GovSlack); unset = slack.com")
+    slack_answer_visibility: Literal["channel", "ephemeral"] = Field(
+        default="channel", description="/runbook answers: visible in the channel, or ephemeral with a share button")
+    slack_allowed_channels: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Channel ids the bot answers in (comma-separated); empty = all; DMs always")
+    slack_channel_sources: dict[str, list[str]] = Field(
+        default_factory=dict, description='JSON {"C123": ["payments"]}: runbook sources searched per channel; "*" = default')
+    slack_source_links: dict[str, str] = Field(
+        default_factory=dict, description='JSON {"examples": "https://git.example.com/runbooks/blob/main"}: link base per source')
+    slack_alert_filters: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Alert labels used as strict search filters: service, environment")
+    slack_answer_bots: bool = Field(default=False, description="Answer other bots' mentions and DMs")
+    slack_user_rate_limit: int = Field(default=10, ge=0, description="Questions per user per minute; 0 = no limit")
+    slack_channel_rate_limit: int = Field(default=30, ge=0, description="Questions per channel per minute; 0 = no limit")
+    slack_api_retries: int = Field(default=3, ge=0, le=10, description="Retries of a Web API call after a 429")
+
+    @field_validator("slack_allowed_channels", "slack_alert_filters", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
     # Server
     port: int = Field(default=3000, ge=1, le=65535)

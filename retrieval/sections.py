@@ -1,4 +1,5 @@
-"""A document's sections in order, each with the id of its first chunk (the id the tools cite)."""
+"""Sections and chunks by id: a document's sections in order (each with the id of its first chunk,
+the id the tools cite), and chunk texts for API responses."""
 
 from __future__ import annotations
 
@@ -32,3 +33,12 @@ async def document_sections(pool: AsyncConnectionPool, document_id: int) -> list
         cur = await conn.execute(_SECTIONS_SQL, {"doc": document_id})
         rows = await cur.fetchall()
     return [DocumentSection(sid, cid, tuple(h or ()), text, tokens) for sid, cid, h, text, tokens in rows]
+
+
+async def chunk_texts(pool: AsyncConnectionPool, chunk_ids: list[int]) -> dict[int, str]:
+    """The text of each chunk id that still exists."""
+    if not chunk_ids:
+        return {}
+    async with pool.connection() as conn:
+        cur = await conn.execute("SELECT id, text FROM chunks WHERE id = ANY(%s)", (chunk_ids,))
+        return {cid: text for cid, text in await cur.fetchall()}

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.conftest import EXAMPLES
@@ -62,6 +63,24 @@ def test_ask_json_is_the_answer_model(env: dict[str, str]) -> None:
     assert answer["mode"] == "extractive" and not answer["abstained"]
     assert answer["sources"][0]["path"] == "redis-memory.md"
     assert all(step["citations"] for step in answer["steps"])
+    assert answer["trace"]["retrieved_chunk_ids"] and answer["answer_id"]
+    with psycopg.connect(env["DATABASE_URL"]) as conn:
+        row = conn.execute("SELECT entry_point, mode, cited_keys FROM answers WHERE id = %s",
+                           (answer["answer_id"],)).fetchone()
+    assert row is not None and row[0] == "cli" and row[1] == "extractive"
+    assert row[2][0]["path"] == "redis-memory.md" and len(row[2][0]["text_hash"]) == 64
+
+
+def test_ask_with_an_unreachable_model_still_answers(env: dict[str, str]) -> None:
+    assert run(["ingest", str(EXAMPLES)], env).returncode == 0
+    env = {**env, "LLM_MODEL": "openai/gpt-4o-mini", "LLM_API_BASE": "http://127.0.0.1:9/v1",
+           "LLM_API_KEY": "sk-never-shown", "LLM_RETRIES": "0"}
+    result = run(["ask", "x509: certificate has expired on the ingress", "--json"], env)
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["mode"] == "extractive" and answer["sources"][0]["path"] == "tls-certificate-expiry.md"
+    assert "language model failed" in answer["notes"][0]
+    assert "sk-never-shown" not in result.stdout + result.stderr
 
 
 def test_config_masks_secrets(env: dict[str, str]) -> None:
@@ -87,7 +106,7 @@ def test_database_down_is_one_clear_line(env: dict[str, str]) -> None:
 
 def test_empty_question_gets_help(env: dict[str, str]) -> None:
     result = run(["ask", "  "], env)
-    assert result.returncode == 2 and "Ask a question" in result.stderr
+    assert result.returncode == 2 and "Ask me about an incident" in result.stderr
 
 
 def test_ingest_missing_path(env: dict[str, str], tmp_path: Path) -> None:

@@ -1,0 +1,96 @@
+"""One question in, one guarded answer out: the path every entry point (CLI, API, Slack) takes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+
+from psycopg_pool import AsyncConnectionPool
+
+from bot import messages
+from bot.agent import AgentLimits, run_agent, system_prompt
+from bot.answer import Answer
+from bot.context import IncidentContext
+from bot.guarding import guard_answer, guard_chunk
+from bot.llm import LLM
+from bot.tools import RunbookTools, ToolLimits
+from guardrails import Policy
+from guardrails.inputs import normalise_question
+from retrieval.embed import Embedder
+from retrieval.history import AnswerRecord, record_answer
+from retrieval.search import SearchConfig
+
+log = logging.getLogger(__name__)
+
+
+class EmptyQuestion(ValueError):
+    """Nothing left to answer after normalisation; reply with help."""
+
+
+@dataclass
+class Answerer:
+    """What answering needs, built once by bot.app and shared by every entry point."""
+
+    pool: AsyncConnectionPool
+    embedder: Embedder
+    llm: LLM | None
+    policy: Policy
+    limits: AgentLimits = field(default_factory=AgentLimits)
+    tool_limits: ToolLimits = field(default_factory=ToolLimits)
+    search_config: SearchConfig = field(default_factory=SearchConfig)
+    secrets: tuple[str, ...] = ()
+    max_question_chars: int = 2000
+    record: bool = True
+
+    async def answer(self, question: str, context: IncidentContext | None = None) -> Answer:
+        """Validate the question, run the agent, apply the guardrails, log and store the answer."""
+        context = context or IncidentContext()
+        checked = normalise_question(question, max_chars=self.max_question_chars)
+        if checked.empty:
+            raise EmptyQuestion(messages.EMPTY_QUESTION)
+        started = time.perf_counter()
+        tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
+                             limits=self.tool_limits, show=lambda text: guard_chunk(text, secrets=self.secrets))
+        answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
+        answer = guard_answer(answer, self.policy.for_channel(context.channel), secrets=self.secrets,
+                              system_prompt=system_prompt(self.limits))
+        if checked.truncated:
+            answer.notes.append(messages.QUESTION_TRUNCATED.format(limit=self.max_question_chars))
+        answer_id = await self._store(answer, context)
+        _log(answer, context, answer_id, (time.perf_counter() - started) * 1000)
+        return answer
+
+    async def _store(self, answer: Answer, context: IncidentContext) -> int | None:
+        if not self.record:
+            return None
+        t = answer.trace
+        record = AnswerRecord(
+            entry_point=context.entry_point, question=answer.question, mode=answer.mode,
+            abstained=answer.abstained, confidence=answer.confidence,
+            answer=answer.model_dump(mode="json", exclude={"trace"}), channel=context.channel,
+            user_id=context.user, model_used=answer.model_used, retrieved=t.retrieved_chunk_ids,
+            cited=answer.cited_chunk_ids, retrieval_ms=t.retrieval_ms, generation_ms=t.generation_ms,
+            prompt_tokens=t.prompt_tokens, completion_tokens=t.completion_tokens, cost_usd=t.cost_usd,
+            errors=t.errors,
+        )
+        try:
+            answer.answer_id = await record_answer(self.pool, record)
+        except Exception:  # losing the history row must not lose the answer
+            log.exception("could not store the answer to %r", answer.question[:80])
+            return None
+        return answer.answer_id
+
+
+def _log(answer: Answer, context: IncidentContext, answer_id: int | None, total_ms: float) -> None:
+    """One structured line per question (no runbook text, no secrets)."""
+    t = answer.trace
+    log.info("answer %s", json.dumps({
+        "answer_id": answer_id, "entry_point": context.entry_point, "question": answer.question[:300],
+        "mode": answer.mode, "model": answer.model_used, "abstained": answer.abstained,
+        "confidence": answer.confidence, "retrieved": t.retrieved_chunk_ids, "cited": answer.cited_chunk_ids,
+        "retrieval_ms": t.retrieval_ms, "generation_ms": t.generation_ms, "total_ms": round(total_ms, 1),
+        "tool_calls": t.tool_calls, "prompt_tokens": t.prompt_tokens, "completion_tokens": t.completion_tokens,
+        "cost_usd": t.cost_usd, "errors": t.errors,
+    }))

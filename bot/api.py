@@ -1,0 +1,105 @@
+"""The HTTP API: POST /api/rag/ask. Payloads are pydantic models; errors are JSON with a message."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+import psycopg
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bot import messages
+from bot.answer import Answer
+from bot.answering import Answerer, EmptyQuestion
+from bot.context import IncidentContext
+from bot.guarding import guard_chunk
+from retrieval.db import DatabaseUnavailable
+from retrieval.search import SearchFilters
+from retrieval.sections import chunk_texts
+
+log = logging.getLogger(__name__)
+ANSWERER = web.AppKey("answerer", Answerer)
+
+
+class AskFilters(BaseModel):
+    """Metadata filters of an API question."""
+
+    model_config = ConfigDict(extra="forbid")
+    source: list[str] = Field(default_factory=list)
+    service: list[str] = Field(default_factory=list)
+    environment: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+
+
+class AskContext(BaseModel):
+    """Optional incident context: thread messages and alert labels."""
+
+    model_config = ConfigDict(extra="forbid")
+    thread: list[str] = Field(default_factory=list, max_length=200)
+    alert: dict[str, str] = Field(default_factory=dict)
+
+
+class AskRequest(BaseModel):
+    """The body of POST /api/rag/ask."""
+
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(max_length=50_000)
+    max_results: int = Field(default=5, ge=1, le=20, description="Sources returned at most")
+    include_sources: bool = True
+    filters: AskFilters | None = None
+    context: AskContext | None = None
+
+    def incident(self) -> IncidentContext:
+        """The platform-neutral context for the agent."""
+        f = self.filters
+        filters = SearchFilters(tuple(f.source), tuple(f.service), tuple(f.environment), tuple(f.tags)) if f else None
+        ctx = self.context or AskContext()
+        return IncidentContext(thread=ctx.thread, alert=ctx.alert,
+                               filters=None if filters is None or filters.is_empty() else filters, entry_point="api")
+
+
+def _error(status: int, message: str, request_id: str, **extra: Any) -> web.Response:
+    return web.json_response({"error": message, "request_id": request_id, **extra}, status=status)
+
+
+async def ask(request: web.Request) -> web.Response:
+    """Answer a question: the Answer model plus sources with their text."""
+    request_id = request.headers.get("X-Request-Id") or uuid.uuid4().hex[:16]
+    try:
+        body = AskRequest.model_validate_json(await request.read())
+    except ValidationError as exc:
+        problems = [{"field": ".".join(map(str, e["loc"])), "problem": e["msg"]} for e in exc.errors()]
+        return _error(400, messages.BAD_REQUEST.format(detail="invalid JSON body"), request_id, problems=problems)
+    try:
+        answer = await request.app[ANSWERER].answer(body.question, body.incident())
+        payload = await _payload(request.app[ANSWERER], answer, body, request_id)
+    except EmptyQuestion as exc:
+        return _error(400, str(exc), request_id)
+    except (DatabaseUnavailable, psycopg.OperationalError) as exc:
+        log.error("database unavailable (request %s): %s", request_id, exc)
+        return _error(503, messages.DATABASE_DOWN.format(detail="try again shortly"), request_id)
+    except Exception:
+        log.exception("answering failed (request %s)", request_id)
+        return _error(500, messages.INTERNAL_ERROR.format(request_id=request_id), request_id)
+    return web.json_response(payload, headers={"X-Request-Id": request_id})
+
+
+async def _payload(answerer: Answerer, answer: Answer, body: AskRequest, request_id: str) -> dict[str, Any]:
+    out = answer.model_dump(mode="json", exclude={"sources"})
+    out["request_id"] = request_id
+    if body.include_sources:
+        shown = answer.sources[: body.max_results]
+        texts = await chunk_texts(answerer.pool, [s.chunk_id for s in shown])
+        out["sources"] = [
+            {**s.model_dump(mode="json"), "text": guard_chunk(texts.get(s.chunk_id, ""), secrets=answerer.secrets)}
+            for s in shown
+        ]
+    return out
+
+
+def add_routes(app: web.Application, answerer: Answerer) -> None:
+    """Mount the API on an aiohttp application."""
+    app[ANSWERER] = answerer
+    app.router.add_post("/api/rag/ask", ask)

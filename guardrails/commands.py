@@ -1,0 +1,87 @@
+"""The dangerous-command check: parse a command (shell or SQL), unwrap it, match the policy's rules."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from guardrails.extraction import extract_commands
+from guardrails.invocation import Invocation, mask_placeholders, read_args, target_class
+from guardrails.policy import Policy, Rule, default_policy
+from guardrails.shell import parse_shell
+from guardrails.sql import looks_like_sql, sql_invocations
+from guardrails.verdict import Finding, Verdict, rank
+from guardrails.wrappers import expand
+
+
+def invocations(command: str) -> list[Invocation]:
+    """Every simple command and SQL statement a command line runs, wrappers unwrapped."""
+    text = mask_placeholders(command)
+    top = sql_invocations(text) if looks_like_sql(text) else parse_shell(text)
+    return [inner for inv in top for inner in expand(inv)]
+
+
+def _any(values: frozenset[str] | tuple[str, ...], patterns: tuple[str, ...]) -> bool:
+    return any(fnmatchcase(v, p) for v in values for p in patterns)
+
+
+def _dry_run(inv: Invocation, policy: Policy) -> bool:
+    return _any(inv.args, policy.dry_run_flags)
+
+
+def _shape_matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
+    """Program, subcommand, flags, arguments and operand classes (for non-SQL rules)."""
+    view = read_args(inv.args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
+    words = view.positionals
+    if len(words) < len(rule.subcommand):
+        return False
+    for word, alternatives in zip(words, rule.subcommand):
+        if not any(fnmatchcase(word.lower(), alt.lower()) for alt in alternatives):
+            return False
+    if rule.flags_all and not all(_any(view.flags, (f,)) for f in rule.flags_all):
+        return False
+    if (rule.flags_any and not _any(view.flags, rule.flags_any)) or _any(view.flags, rule.flags_none):
+        return False
+    if rule.args_any and not _any(tuple(a.lower() for a in inv.args), rule.args_any):
+        return False
+    if rule.targets:
+        classes = {target_class(w, policy.system_paths) for w in words[len(rule.subcommand):]}
+        if not (classes | ({"dynamic"} if inv.dynamic else set())) & rule.targets:
+            return False
+    return True
+
+
+def matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
+    """Whether one rule matches one invocation."""
+    if rule.detector or inv.detector:
+        return rule.detector == inv.detector
+    if rule.sql or inv.sql:
+        return bool(rule.sql & inv.sql)
+    if rule.program and not _any((inv.program,), rule.program):
+        return False
+    if rule.redirect_to and not _any(inv.redirects, rule.redirect_to):
+        return False
+    if not (rule.program or rule.redirect_to) or inv.program == "sql":
+        return False
+    if not rule.applies_to_dry_run and _dry_run(inv, policy):
+        return False
+    return _shape_matches(rule, inv, policy)
+
+
+def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
+    """Findings for one command line or SQL statement, worst first (one per rule group)."""
+    policy = policy or default_policy()
+    best: dict[str, Rule] = {}
+    for inv in invocations(command):
+        for rule in policy.rules:
+            current = best.get(rule.group)
+            if (current is None or rank(rule.severity) < rank(current.severity)) and matches(rule, inv, policy):
+                best[rule.group] = rule
+    rules = sorted(best.values(), key=lambda r: rank(r.severity))
+    text = command.strip()
+    return [Finding(command=text, rule=r.id, severity=r.severity, reason=r.reason, safer=r.safer) for r in rules]
+
+
+def check(text: str, policy: Policy | None = None) -> Verdict:
+    """Extract the commands of a Markdown or plain text and check them all."""
+    findings = [f for command in extract_commands(text) for f in check_command(command, policy)]
+    return Verdict(tuple(findings))

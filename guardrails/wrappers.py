@@ -1,0 +1,199 @@
+"""Commands inside commands: sudo, xargs, ssh, bash -c, kubectl exec, find -exec, psql -c, ...
+
+`expand` returns an invocation followed by everything it runs, recursively, so a rule about
+`rm` also sees `ssh host 'sudo rm -rf /'` and a rule about SQL sees `psql -c "DROP TABLE t"`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from guardrails.invocation import Invocation
+from guardrails.shell import parse_shell, program_name
+from guardrails.sql import sql_invocations
+
+MAX_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class _Prefix:
+    """A program that runs the command given in its remaining arguments."""
+
+    value_options: frozenset[str] = frozenset()
+    skip: int = 0  # positional words before the command (timeout's duration, chroot's dir)
+    dynamic: bool = False  # the command also gets arguments from input
+
+
+def _p(options: str = "", skip: int = 0, dynamic: bool = False) -> _Prefix:
+    return _Prefix(frozenset(options.split()), skip, dynamic)
+
+
+PREFIXES: dict[str, _Prefix] = {
+    "sudo": _p("-u -g -h -p -C -U -r -t -D -R --user --group --host --prompt --chdir --close-from"),
+    "doas": _p("-u -C"), "nohup": _p(), "time": _p(), "exec": _p("-a"), "command": _p(), "builtin": _p(),
+    "setsid": _p(), "unbuffer": _p(), "stdbuf": _p("-i -o -e"), "nice": _p("-n --adjustment"),
+    "ionice": _p("-c -n -p --class --classdata"), "timeout": _p("-s -k --signal --kill-after", skip=1),
+    "chroot": _p("--userspec --groups", skip=1), "flock": _p("-w -E --timeout --conflict-exit-code", skip=1),
+    "nsenter": _p("-t --target -S -G --setuid --setgid"), "taskset": _p(skip=1),
+    "runuser": _p("-u -g -G --user --group"), "env": _p("-u -C -S --unset --chdir --split-string"),
+    "xargs": _p("-n -I -P -d -L -s -a -E --max-args --replace --max-procs --delimiter --arg-file --max-lines",
+                dynamic=True),
+}
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "busybox"})
+SSH_VALUES = frozenset("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B".split())
+DOCKER_EXEC_VALUES = frozenset("-u --user -w --workdir -e --env --env-file --detach-keys".split())
+SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {
+    "psql": (frozenset({"-c", "--command"}), "postgres"),
+    "gitlab-psql": (frozenset({"-c", "--command"}), "postgres"),
+    "mysql": (frozenset({"-e", "--execute"}), "mysql"),
+    "mariadb": (frozenset({"-e", "--execute"}), "mysql"),
+    "clickhouse-client": (frozenset({"-q", "--query"}), "clickhouse"),
+    "cockroach": (frozenset({"-e", "--execute"}), "postgres"),
+    "sqlite3": (frozenset(), "sqlite"),
+}
+LINE_CARRIERS = frozenset({"redis-cli", "valkey-cli", "keydb-cli"})
+KNIFE_SSH_VALUES = frozenset("-x --ssh-user -P --ssh-password -a --attribute -C --concurrency -i --ssh-identity-file "
+                             "-p --ssh-port -G --ssh-gateway -t --ssh-timeout".split())
+
+
+def _command_start(args: tuple[str, ...], value_options: frozenset[str], skip: int = 0) -> int:
+    """Index of the first word of the wrapped command (len(args) when there is none)."""
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            i += 1
+            break
+        if token.startswith("-") and token != "-":
+            i += 2 if token in value_options else 1
+            continue
+        if "=" in token and token.split("=", 1)[0].isidentifier():  # env NAME=value
+            i += 1
+            continue
+        break
+    return min(i + skip, len(args))
+
+
+def _option_values(args: tuple[str, ...], names: frozenset[str]) -> list[str]:
+    """Values of options like -c SQL, --command=SQL and attached short forms (-eSQL)."""
+    values = []
+    for i, token in enumerate(args):
+        name, eq, value = token.partition("=")
+        if name in names and eq:
+            values.append(value)
+        elif token in names and i + 1 < len(args):
+            values.append(args[i + 1])
+        elif not token.startswith("--") and token[:2] in names and len(token) > 2:
+            values.append(token[2:])
+    return values
+
+
+def _as_command(words: tuple[str, ...], parent: Invocation, dynamic: bool = False) -> list[Invocation]:
+    if not words:
+        return []
+    return [Invocation(program=program_name(words[0]), args=words[1:], redirects=parent.redirects,
+                       stdin=parent.stdin, dynamic=parent.dynamic or dynamic)]
+
+
+def _shell_like(inv: Invocation) -> list[Invocation]:
+    args = inv.args
+    for i, token in enumerate(args):
+        if token.startswith("-") and not token.startswith("--") and "c" in token[1:] and i + 1 < len(args):
+            return parse_shell(args[i + 1])
+    positionals = [a for a in args if not a.startswith("-")]
+    return parse_shell(inv.stdin) if inv.stdin and not positionals else []
+
+
+def _ssh(inv: Invocation) -> list[Invocation]:
+    start = _command_start(inv.args, SSH_VALUES, skip=1)
+    if start >= len(inv.args):
+        return parse_shell(inv.stdin) if inv.stdin else []
+    inner = parse_shell(" ".join(inv.args[start:]))
+    if inner and inv.stdin and inner[0].stdin is None:  # ssh host bash <<EOF: the remote command reads it
+        inner[0] = replace(inner[0], stdin=inv.stdin)
+    return inner
+
+
+def _fleet(inv: Invocation) -> list[Invocation]:
+    """Commands run on many hosts: knife ssh QUERY CMD, ansible -a CMD, salt TARGET cmd.run CMD."""
+    args = inv.args
+    if inv.program == "knife" and args[:1] == ("ssh",):
+        start = _command_start(args[1:], KNIFE_SSH_VALUES, skip=1) + 1
+        return parse_shell(" ".join(args[start:])) if start < len(args) else []
+    if inv.program == "ansible":
+        return [s for script in _option_values(args, frozenset({"-a", "--args"})) for s in parse_shell(script)]
+    if inv.program == "salt" and "cmd.run" in args:
+        rest = args[args.index("cmd.run") + 1:]
+        return parse_shell(rest[0]) if rest else []
+    return []
+
+
+def _exec_in_container(inv: Invocation) -> list[Invocation]:
+    args = inv.args
+    if inv.program in ("kubectl", "oc") and "--" in args:  # kubectl [-n NS] exec|debug POD -- CMD
+        head = args[:args.index("--")]
+        return _as_command(args[len(head) + 1:], inv) if {"exec", "debug"} & set(head) else []
+    if inv.program in ("docker", "podman", "crictl") and "exec" in args:
+        at = args.index("exec") + 1
+        return _as_command(args[at + _command_start(args[at:], DOCKER_EXEC_VALUES, skip=1):], inv)
+    return []
+
+
+def _find_exec(inv: Invocation) -> list[Invocation]:
+    out, args = [], inv.args
+    for i, token in enumerate(args):
+        if token in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "\\;", "+")), len(args))
+            out += _as_command(args[i + 1:end], replace(inv, redirects=(), stdin=None), dynamic=True)
+    return out
+
+
+def _sql(inv: Invocation) -> list[Invocation]:
+    names, dialect = SQL_CARRIERS[inv.program]
+    if inv.program == "cockroach" and inv.args[:1] != ("sql",):
+        return []
+    scripts = _option_values(inv.args, names)
+    if inv.program == "sqlite3":
+        positionals = [a for a in inv.args if not a.startswith("-")]
+        scripts = [" ".join(positionals[1:])] if len(positionals) > 1 else []
+    if inv.stdin:
+        scripts.append(inv.stdin)
+    return [s for script in scripts for s in sql_invocations(script, dialect)]
+
+
+def _unwrap(inv: Invocation) -> list[Invocation]:
+    program, args = inv.program, inv.args
+    if program in PREFIXES:
+        spec = PREFIXES[program]
+        if program == "runuser" and any(a in ("-c", "--command") for a in args):
+            return _shell_like(inv)
+        return _as_command(args[_command_start(args, spec.value_options, spec.skip):], inv, spec.dynamic)
+    if program in SHELLS or program == "su":
+        return _shell_like(inv)
+    if program in ("eval", "watch"):
+        return parse_shell(" ".join(args[_command_start(args, frozenset({"-n", "--interval"})):]))
+    if program == "ssh":
+        return _ssh(inv)
+    if program == "gcloud" and "ssh" in args:
+        return [s for script in _option_values(args, frozenset({"--command"})) for s in parse_shell(script)]
+    if program == "find":
+        return _find_exec(inv)
+    if program in ("knife", "ansible", "salt"):
+        return _fleet(inv)
+    if program == "bundle" and args[:1] == ("exec",):
+        return _as_command(args[1:], inv)
+    if program in SQL_CARRIERS:
+        return _sql(inv)
+    if program in LINE_CARRIERS and inv.stdin:
+        lines = [line.split() for line in inv.stdin.splitlines() if line.strip()]
+        return [Invocation(program=program, args=tuple(words)) for words in lines]
+    return _exec_in_container(inv)
+
+
+def expand(inv: Invocation, depth: int = 0) -> list[Invocation]:
+    """The invocation and, recursively, every command or SQL statement it runs."""
+    out = [inv]
+    if depth < MAX_DEPTH:
+        for inner in _unwrap(inv):
+            out.extend(expand(inner, depth + 1))
+    return out

@@ -1,0 +1,121 @@
+"""The detector on real runbooks: the eval corpora (../shared/eval) and the project's examples/runbooks.
+
+Nothing from the eval corpora is copied here: the tests read them in place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from guardrails import Finding, check_command, default_policy, extract_commands, invocations
+from guardrails.invocation import Invocation, read_args
+
+REPO = Path(__file__).resolve().parents[2]
+EVAL = REPO.parent / "shared" / "eval"
+EXAMPLES = REPO / "examples" / "runbooks"
+
+# Read-only programs, and for multi-purpose tools the read-only subcommands.
+READ_ONLY = frozenset("""
+df du top htop free vmstat iostat ps pgrep lsof netstat ss journalctl promtool amtool dig nslookup host ping
+traceroute mtr cat less head tail grep egrep zgrep rg awk sed sort uniq wc jq yq cut tr column echo printf
+openssl uptime dmesg date hostname id whoami ls stat file which lsblk blkid findmnt mount nproc env
+""".split())
+READ_ONLY_SUB = {
+    "kubectl": {"get", "describe", "logs", "top", "explain", "api-resources", "api-versions", "version",
+                "cluster-info", "events", "auth", "config"},
+    "systemctl": {"status", "show", "list-units", "list-timers", "is-active", "is-enabled", "is-failed", "cat"},
+    "docker": {"ps", "logs", "inspect", "stats", "images", "version", "info", "top"},
+    "git": {"log", "status", "show", "diff", "rev-parse", "branch", "remote", "fetch"},
+    "helm": {"list", "ls", "status", "history", "get", "show", "version"},
+}
+DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|truncate|reset|destroy|kill|"
+                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b", re.I)
+
+
+def _read_only(inv: Invocation) -> bool:
+    if inv.program == "sudo":
+        return True
+    if inv.program in READ_ONLY_SUB:
+        options = default_policy().value_options.get(inv.program, frozenset())
+        words = read_args(inv.args, {}, options).positionals
+        return bool(words) and words[0] in READ_ONLY_SUB[inv.program]
+    if inv.program == "curl":  # a GET: no method other than GET, no request body
+        args = " ".join(inv.args)
+        return not re.search(r"(-X|--request)\s*(?!GET)\w|(^|\s)(-d|--data\S*|-F|--form|-T)\b", args)
+    return inv.program in READ_ONLY
+
+
+def is_diagnostic(command: str) -> bool:
+    """Every part of the command is a read-only diagnostic (kubectl get, df, du, curl GET, ...)."""
+    parts = invocations(command)
+    return bool(parts) and all(_read_only(inv) for inv in parts)
+
+
+@lru_cache(maxsize=1)
+def eval_commands() -> tuple[tuple[str, str, tuple[Finding, ...]], ...]:
+    """(document, command, findings) for every command of every eval corpus."""
+    rows = []
+    for corpus in sorted(EVAL.glob("*/corpus")):
+        for doc in sorted(corpus.rglob("*.md")):
+            for command in extract_commands(doc.read_text(encoding="utf-8", errors="replace")):
+                rows.append((str(doc.relative_to(EVAL)), command, tuple(check_command(command))))
+    return tuple(rows)
+
+
+needs_eval = pytest.mark.skipif(not any(EVAL.glob("*/corpus")), reason=f"eval corpora not found under {EVAL}")
+
+
+@needs_eval
+def test_ordinary_diagnostics_in_real_runbooks_are_not_flagged() -> None:
+    diagnostics = [(doc, c, f) for doc, c, f in eval_commands() if is_diagnostic(c)]
+    assert len(diagnostics) >= 250  # the test is not vacuous (283 when written)
+    programs = Counter(invocations(c)[0].program for _, c, _ in diagnostics)
+    assert programs["kubectl"] >= 80 and programs["curl"] >= 20 and programs["journalctl"] >= 5
+    assert [(doc, c, [x.rule for x in f]) for doc, c, f in diagnostics if f] == []  # not even info
+
+
+@needs_eval
+def test_real_runbooks_have_no_block_and_every_warning_is_destructive() -> None:
+    rows = eval_commands()
+    assert len(rows) >= 3000
+    findings = [f for _, _, found in rows for f in found]
+    assert [f for f in findings if f.severity == "block"] == []
+    warnings = [f for f in findings if f.severity == "warn"]
+    assert 5 <= len(warnings) <= 60
+    assert [f.command for f in warnings if not DESTRUCTIVE_WORDS.search(f.command)] == []
+
+
+def example_findings() -> dict[str, list[tuple[str, str]]]:
+    """Rule and severity of every finding, per example runbook."""
+    return {doc.name: [(f.rule, f.severity) for c in extract_commands(doc.read_text(encoding="utf-8"))
+                       for f in check_command(c)] for doc in sorted(EXAMPLES.glob("*.md"))}
+
+
+def test_example_runbooks_findings() -> None:
+    found = example_findings()
+    assert len(found) == 10
+    warnings = {(doc, rule) for doc, pairs in found.items() for rule, severity in pairs if severity == "warn"}
+    assert warnings == {
+        ("disk-full.md", "docker-system-prune-all"),
+        ("node-not-ready.md", "kubectl-drain"),
+        ("node-not-ready.md", "kubectl-delete-force"),
+        ("node-not-ready.md", "aws-terminate"),
+        ("redis-memory.md", "redis-flush"),
+    }
+    assert not any(severity == "block" for pairs in found.values() for _, severity in pairs)
+    infos = {rule for pairs in found.values() for rule, severity in pairs if severity == "info"}
+    assert infos == {"rm-rf", "find-delete", "systemctl-stop", "kubectl-delete", "kubectl-scale-zero",
+                     "sql-admin-function"}
+    assert ("rm-rf", "info") in found["disk-full.md"]  # sudo rm -rf /var/cache/app-assets/*
+
+
+def test_example_runbooks_diagnostics_are_clean() -> None:
+    for doc in EXAMPLES.glob("*.md"):
+        for command in extract_commands(doc.read_text(encoding="utf-8")):
+            if is_diagnostic(command):
+                assert check_command(command) == [], (doc.name, command)
