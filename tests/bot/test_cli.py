@@ -112,3 +112,16 @@ def test_empty_question_gets_help(env: dict[str, str]) -> None:
 def test_ingest_missing_path(env: dict[str, str], tmp_path: Path) -> None:
     result = run(["ingest", str(tmp_path / "missing")], env)
     assert result.returncode == 2 and "no such file or directory" in result.stderr
+
+
+def test_guard_check_is_wired_into_the_main_command(env: dict[str, str]) -> None:
+    text = "Free space:\n\n```bash\ndocker system prune -a\nrm -rf /\ndf -h\n```\n"
+    result = subprocess.run([sys.executable, "-m", "bot.cli", "guard", "check", "-", "--json"], input=text,
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    findings = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    by_command = {f["command"]: f for f in findings}
+    assert by_command["rm -rf /"]["severity"] == "block"
+    assert by_command["docker system prune -a"]["severity"] == "warn"
+    assert "df -h" not in by_command
+    assert all({"command", "rule", "severity", "reason", "safer"} <= set(f) for f in findings)

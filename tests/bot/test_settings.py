@@ -48,3 +48,29 @@ def test_masked_hides_every_secret(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 def test_mask_url(url: str, masked: str) -> None:
     assert mask_url(url) == masked
+
+
+def test_model_profiles_and_explicit_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.app import make_llm
+
+    for name in ("LLM_MODEL", "LLM_PROFILE", "LLM_MODEL_CHEAP", "LLM_MODEL_BALANCED", "LLM_MODEL_PREMIUM"):
+        monkeypatch.delenv(name, raising=False)
+    assert Settings(_env_file=None).chat_model() is None
+    assert make_llm(Settings(_env_file=None)) is None, "no model: extractive answers"
+    monkeypatch.setenv("LLM_MODEL_CHEAP", "gpt-4o-mini")
+    monkeypatch.setenv("LLM_MODEL_PREMIUM", "anthropic/claude-sonnet-4-5")
+    monkeypatch.setenv("LLM_PROFILE", "premium")
+    settings = Settings(_env_file=None)
+    assert settings.chat_model() == "anthropic/claude-sonnet-4-5"
+    assert settings.chat_model("cheap") == "gpt-4o-mini"
+    assert settings.chat_model("balanced") is None
+    monkeypatch.setenv("LLM_MODEL", "ollama/llama3.1")
+    monkeypatch.setenv("LLM_FALLBACK_MODEL", "gpt-4o-mini")
+    chat = make_llm(Settings(_env_file=None))
+    assert chat is not None and chat.name == "ollama/llama3.1" and chat.fallback == "gpt-4o-mini"  # type: ignore[attr-defined]
+
+
+def test_secret_values_feed_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLM_API_KEY", "sk-live-abcdef123456")
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1-2-3")
+    assert {"sk-live-abcdef123456", "xoxb-1-2-3"} <= set(Settings(_env_file=None).secret_values())
