@@ -16,6 +16,7 @@ from bot import messages, render
 from bot.app import Runtime, database_url, ingest_options, open_runtime
 from bot.answering import EmptyQuestion
 from bot.context import IncidentContext
+from bot.feedback_cli import feedback_app
 from bot.guard_cli import guard_app
 from bot.settings import Settings
 from retrieval import db
@@ -28,6 +29,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="Answers on-c
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
 app.add_typer(db_app, name="db")
 app.add_typer(guard_app, name="guard", help="Run the dangerous-command policy by hand.")
+app.add_typer(feedback_app, name="feedback", help="Feedback weights: recompute, show, replay.")
 
 T = TypeVar("T")
 EXAMPLES_CANDIDATES = (
@@ -209,7 +211,7 @@ def eval_cmd(
 
 @app.command()
 def serve() -> None:
-    """Run the HTTP server: health checks and POST /api/rag/ask (Slack as it lands)."""
+    """Run the server: health checks, POST /api/rag/ask, and Slack (Socket Mode or /slack/events)."""
     from bot.server import run_server
 
     settings = _settings()

@@ -45,7 +45,9 @@ SLACK_DATABASE_DOWN = (
 SLACK_RATE_LIMITED = ":hourglass: Too many questions from {scope} right now; try again in {seconds} s."
 SLACK_SCOPE_USER = "you"
 SLACK_SCOPE_CHANNEL = "this channel"
-SLACK_CHANNEL_NOT_ALLOWED = "I'm not enabled in this channel. Ask me in an incident channel, or send me a direct message."
+SLACK_CHANNEL_NOT_ALLOWED = (
+    "I'm not enabled in this channel. Ask me in an incident channel, or send me a direct message."
+)
 SLACK_MORE_STEPS = ":page_facing_up: {count} more step(s) did not fit in this message: see {where}."
 SLACK_SHARE_BUTTON = "Share to channel"
 SLACK_SHARED_BY = "Shared by <@{user}>"

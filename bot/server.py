@@ -1,4 +1,7 @@
-"""The HTTP server of `runbook-bot serve`: health checks and the API; Slack events join it."""
+"""The HTTP server of `runbook-bot serve`: health checks, the API and Slack.
+
+Slack arrives over HTTP (`POST /slack/events` on the same port) unless SLACK_APP_TOKEN is set,
+in which case the bot connects out over Socket Mode and no Slack route is mounted."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from aiohttp import web
 from bot.api import add_routes
 from bot.app import Runtime, open_runtime
 from bot.settings import Settings
+from bot.slack import SlackBot, build_slack_app
 
 log = logging.getLogger(__name__)
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -36,30 +40,58 @@ async def readyz(request: web.Request) -> web.Response:
     return web.json_response({"ready": ready, "checks": checks}, status=200 if ready else 503)
 
 
-def build_web_app(runtime: Runtime) -> web.Application:
-    """The aiohttp application with every route of the server."""
+def build_web_app(runtime: Runtime, slack: SlackBot | None = None) -> web.Application:
+    """The aiohttp application with every route of the server (Slack's when `slack` is given)."""
     app = web.Application()
     app[RUNTIME] = runtime
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     add_routes(app, runtime.answerer)
+    if slack is not None:
+        app.router.add_post("/slack/events", slack.handle)
     return app
 
 
+def slack_bot(runtime: Runtime) -> SlackBot | None:
+    """The Slack adapter when SLACK_BOT_TOKEN is set, else None."""
+    if runtime.settings.slack_bot_token is None:
+        return None
+    return build_slack_app(runtime.settings, runtime.answerer)
+
+
 async def run_server(settings: Settings) -> None:
-    """Serve until SIGTERM or SIGINT, then close the pool (stopping the embedded database)."""
+    """Serve until SIGTERM or SIGINT (or cancellation), then let answers in flight finish and close
+    the pool (stopping the embedded database). Slack: Socket Mode when SLACK_APP_TOKEN is set,
+    else HTTP on /slack/events when SLACK_BOT_TOKEN is."""
     runtime = await open_runtime(settings)
-    runner = web.AppRunner(build_web_app(runtime))
-    await runner.setup()
-    site = web.TCPSite(runner, "0.0.0.0", settings.port)
-    await site.start()
-    log.info("listening on port %s", settings.port)
-    stop = asyncio.Event()
+    runner: web.AppRunner | None = None
+    slack: SlackBot | None = None
+    socket = None
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     try:
+        slack = slack_bot(runtime)
+        app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else None
+        runner = web.AppRunner(build_web_app(runtime, slack if slack and not app_token else None))
+        await runner.setup()
+        await web.TCPSite(runner, "0.0.0.0", settings.port).start()
+        if slack is not None:
+            await slack.start()
+            if app_token:
+                socket = slack.socket_mode(app_token)
+                await socket.connect_async()
+        log.info("listening on port %s; Slack: %s", settings.port,
+                 "off" if slack is None else "Socket Mode" if socket else "HTTP /slack/events")
+        stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
         await stop.wait()
     finally:
-        await runner.cleanup()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+        if socket is not None:
+            await socket.close_async()
+        if runner is not None:
+            await runner.cleanup()
+        if slack is not None:
+            await slack.close()
         await runtime.close()

@@ -80,16 +80,16 @@ class Settings(BaseSettings):
     slack_answer_visibility: Literal["channel", "ephemeral"] = Field(
         default="channel", description="/runbook answers: visible in the channel, or ephemeral with a share button")
     slack_allowed_channels: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="Channel ids the bot answers in (comma-separated); empty = all; DMs always")
+        default_factory=list, description="Channel ids answered in (comma-separated); empty = all; DMs always")
     slack_channel_sources: dict[str, list[str]] = Field(
-        default_factory=dict, description='JSON {"C123": ["payments"]}: runbook sources searched per channel; "*" = default')
+        default_factory=dict, description='JSON {"C123": ["payments"], "*": [...]}: sources searched per channel')
     slack_source_links: dict[str, str] = Field(
-        default_factory=dict, description='JSON {"examples": "https://git.example.com/runbooks/blob/main"}: link base per source')
+        default_factory=dict, description='JSON {"examples": "https://git.example.com/rb/blob/main"}: link bases')
     slack_alert_filters: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Alert labels used as strict search filters: service, environment")
     slack_answer_bots: bool = Field(default=False, description="Answer other bots' mentions and DMs")
     slack_user_rate_limit: int = Field(default=10, ge=0, description="Questions per user per minute; 0 = no limit")
-    slack_channel_rate_limit: int = Field(default=30, ge=0, description="Questions per channel per minute; 0 = no limit")
+    slack_channel_rate_limit: int = Field(default=30, ge=0, description="Questions per channel per minute; 0 = off")
     slack_api_retries: int = Field(default=3, ge=0, le=10, description="Retries of a Web API call after a 429")
 
     @field_validator("slack_allowed_channels", "slack_alert_filters", mode="before")
