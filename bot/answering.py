@@ -19,8 +19,10 @@ from bot.tools import RunbookTools, ToolLimits
 from guardrails import Policy
 from guardrails.inputs import normalise_question
 from retrieval.embed import Embedder
+from retrieval.feedback_model import FeedbackModel
 from retrieval.history import AnswerRecord, record_answer
 from retrieval.search import SearchConfig
+from retrieval.weights import WeightsCache
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,7 @@ class Answerer:
     secrets: tuple[str, ...] = ()
     max_question_chars: int = 2000
     record: bool = True
+    weights: WeightsCache | None = None  # feedback weights, re-read when a new version is active
 
     async def answer(self, question: str, context: IncidentContext | None = None) -> Answer:
         """Validate the question, run the agent, apply the guardrails, log and store the answer."""
@@ -52,7 +55,8 @@ class Answerer:
             raise EmptyQuestion(messages.EMPTY_QUESTION)
         started = time.perf_counter()
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
-                             limits=self.tool_limits, show=lambda text: guard_chunk(text, secrets=self.secrets))
+                             limits=self.tool_limits, feedback=await self._feedback(),
+                             show=lambda text: guard_chunk(text, secrets=self.secrets))
         answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
         answer = guard_answer(answer, self.policy.for_channel(context.channel), secrets=self.secrets,
                               system_prompt=system_prompt(self.limits))
@@ -61,6 +65,15 @@ class Answerer:
         answer_id = await self._store(answer, context)
         _log(answer, context, answer_id, (time.perf_counter() - started) * 1000)
         return answer
+
+    async def _feedback(self) -> FeedbackModel | None:
+        if self.weights is None:
+            return None
+        try:
+            return await self.weights.current()
+        except Exception:  # answering without feedback beats not answering
+            log.exception("could not load feedback weights; answering without them")
+            return None
 
     async def _store(self, answer: Answer, context: IncidentContext) -> int | None:
         if not self.record:

@@ -16,6 +16,7 @@ from retrieval import db
 from retrieval.embed import CachedEmbedder, Embedder, local_embedder
 from retrieval.ingest import IngestOptions
 from retrieval.search import SearchConfig
+from retrieval.weights import WeightsCache
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -69,6 +70,7 @@ def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embed
         search_config=SearchConfig(min_confidence=settings.min_confidence),
         secrets=tuple(settings.secret_values()), max_question_chars=settings.max_question_chars,
         record=settings.record_answers,
+        weights=WeightsCache(pool, ttl_s=settings.feedback_cache_s) if settings.feedback_enabled else None,
     )
 
 

@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     guard_policy: Path | None = Field(default=None, description="Operator policy YAML (extends the default)")
     record_answers: bool = Field(default=True, description="Store each answer in the answers table")
 
+    # Feedback and jobs
+    feedback_enabled: bool = Field(default=True, description="Apply engineers' votes as reranking boosts")
+    feedback_cache_s: float = Field(default=30.0, ge=0, description="How often to look for new weights")
+    feedback_recompute_minutes: float = Field(default=15.0, ge=0, description="Weights job interval; 0 = off")
+
     # Slack
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None

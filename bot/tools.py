@@ -20,6 +20,7 @@ from bot.llm import ToolCall, ToolSpec
 from prompts.render import render
 from retrieval.db import DatabaseUnavailable
 from retrieval.embed import Embedder
+from retrieval.feedback_model import FeedbackModel
 from retrieval.search import (
     ScoredChunk, SearchConfig, SearchFilters, SearchResult, fetch_parent_section, get_runbook, hybrid_search,
 )
@@ -122,6 +123,7 @@ class RunbookTools:
     filters: SearchFilters | None = None
     config: SearchConfig | None = None
     limits: ToolLimits = field(default_factory=ToolLimits)
+    feedback: FeedbackModel | None = None  # engineers' votes as reranking boosts
     show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
     evidence: dict[int, Evidence] = field(default_factory=dict)
     searches: list[SearchResult] = field(default_factory=list)
@@ -173,7 +175,7 @@ class RunbookTools:
         and a retrieval confidence: a low one means the runbooks may not cover the question."""
         chosen = filters.to_filters() if filters else self.filters
         result = await hybrid_search(self.pool, self.embedder, query, k=min(k, self.limits.max_k),
-                                     filters=chosen, config=self.config)
+                                     filters=chosen, config=self.config, feedback=self.feedback)
         self.searches.append(result)
         if not result.chunks:
             return self._emit("hybrid_search", ["No runbook matched. Try other words, or answer that no runbook covers this."])

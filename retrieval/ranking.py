@@ -23,9 +23,16 @@ def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+NAME_NGRAMS = 4  # "Thanos Rule" names thanos-rule.md; "gitlab.com is down" names gitlab-com-is-down.md
+
+
 def query_identifiers(query: str) -> set[str]:
-    """Normalised identifier-like tokens of a query (alert names, titles run together)."""
+    """Normalised names a query may use: identifier-like tokens and runs of up to 4 words run together."""
     found = {_norm(m) for m in _IDENT.findall(query)}
+    words = [w.lower() for w in _WORD.findall(query)]
+    for n in range(2, NAME_NGRAMS + 1):
+        found.update("".join(words[i : i + n]) for i in range(len(words) - n + 1))
     return {f for f in found if len(f) >= 6}
 
 
@@ -40,6 +47,20 @@ def document_keys(hit: ScoredChunk) -> set[str]:
 
 
 _GENERIC_NAMES = frozenset({"readme", "index", "_index", "doc", "docs"})
+_HASHISH = re.compile(r"\d+|(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{5,}")
+
+
+def _is_instance(token: str) -> bool:
+    """A host or pod name (web-01, api-7d9f8b6c5-x2x9q): a word, then a number or hash-like part."""
+    parts = [p for p in re.split(r"[-_./:]+", token.lower()) if p]
+    return len(parts) > 1 and any(p.isalpha() for p in parts) and any(
+        _HASHISH.fullmatch(p) for p in parts[1:]
+    )
+
+
+def strip_instances(query: str) -> str:
+    """The query without host and pod names: web-01 says where it happens, not what the runbook is."""
+    return " ".join(t for t in query.split() if not _is_instance(t.strip("()[]{},;\"'")))
 
 
 def name_terms(path: str) -> frozenset[str]:
@@ -97,7 +118,7 @@ def apply_boosts(
     now = now or datetime.now(timezone.utc)
     idents = query_identifiers(query)
     words = {w.lower() for w in re.findall(r"[\w-]+", query)}
-    qterms = frozenset(analyze(query))
+    qterms = frozenset(analyze(strip_instances(query)))  # a host named web-01 is no hint at web/
     best_by_doc: dict[int, list[float]] = defaultdict(list)
     for h in hits:
         best_by_doc[h.document_id].append(h.score)
@@ -131,6 +152,26 @@ def _support(doc_scores: list[float], own: float) -> float:
     return math.tanh(sum(rest[:3]))
 
 
+def blend_rerank(head: Sequence[ScoredChunk], scores: Sequence[float], weight: float) -> None:
+    """Blend rerank scores into the head's fused scores, in place, keeping the head's score range.
+
+    Both scores are min-max normalised over the head and mixed as ``(1 - weight) * fused +
+    weight * rerank``; the mix is mapped back onto the head's fused range, so the head stays
+    above the tail and confidence sees fused-scale scores. ``boosts["rerank"]`` keeps the raw score.
+    """
+    if not head:
+        return
+    fused = [h.score for h in head]
+    f_lo, f_hi = min(fused), max(fused)
+    r_lo, r_hi = min(scores), max(scores)
+    weight = min(max(weight, 0.0), 1.0)
+    for h, f, r in zip(head, fused, scores):
+        f_norm = (f - f_lo) / (f_hi - f_lo) if f_hi > f_lo else 1.0
+        r_norm = (r - r_lo) / (r_hi - r_lo) if r_hi > r_lo else 1.0
+        h.boosts["rerank"] = float(r)
+        h.score = f_lo + (f_hi - f_lo) * ((1 - weight) * f_norm + weight * r_norm)
+
+
 def dedupe(hits: list[ScoredChunk]) -> list[ScoredChunk]:
     """Drop hits whose text repeats a better hit's text (same content hash)."""
     seen: set[str] = set()
@@ -146,12 +187,14 @@ def merge_adjacent(hits: list[ScoredChunk]) -> list[ScoredChunk]:
     """Merge hits that are consecutive chunks of one section into the better-ranked one."""
     by_key = {(h.section_id, h.position): h for h in hits}
     absorbed: set[int] = set()
+    emitted: set[int] = set()  # a better-ranked hit already shown is never absorbed (no repeated text)
     merged = []
     for h in hits:
         if h.chunk_id in absorbed:
             continue
+        emitted.add(h.chunk_id)
         nxt = by_key.get((h.section_id, h.position + 1))
-        if nxt is not None and nxt.chunk_id not in absorbed and nxt is not h:
+        if nxt is not None and nxt.chunk_id not in absorbed and nxt.chunk_id not in emitted:
             absorbed.add(nxt.chunk_id)
             h.text = h.text.rstrip() + "\n\n" + nxt.text.lstrip()
             h.token_count += nxt.token_count

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import re
 import time
@@ -17,8 +18,11 @@ from psycopg_pool import AsyncConnectionPool
 
 from retrieval import ranking, store
 from retrieval.analyzer import analyze
+from retrieval.chunking import contextual_text
 from retrieval.embed import Embedder
+from retrieval.feedback_model import FeedbackModel, apply_feedback
 
+log = logging.getLogger(__name__)
 QueryKind = Literal["lexical", "dense", "neutral"]
 _CANDIDATES_SQL = (resources.files("retrieval") / "sql" / "candidates.sql").read_text(encoding="utf-8")
 
@@ -56,6 +60,8 @@ class SearchConfig:
     stale_penalty: float = 0.05
     doc_support: float = 0.10  # weight of a document's other matching chunks
     min_confidence: float = 0.25
+    rerank_depth: int = 20  # fused hits the reranker re-scores (after dedupe)
+    rerank_weight: float = 0.5  # the reranker's share of the head's final order, 0..1
     legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
 
 
@@ -160,25 +166,35 @@ async def fetch_candidates(
     config: SearchConfig,
 ) -> tuple[list[ScoredChunk], float, dict[str, float]]:
     """Both legs' candidates in one round trip; returns hits, the query's idf mass and timings."""
+    from retrieval.lexical import BLOCK_SIZE, FILTER_EXPANSION, IMPACT_LEVELS
+
     t0 = time.perf_counter()
-    vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
+    vector: Any = [0.0] * embedder.dim  # the lexical leg alone skips the dense one (LIMIT 0)
+    if config.legs != "lexical":
+        vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
     t1 = time.perf_counter()
     terms, weights = query_weights(query)
     if config.legs == "dense":
         terms, weights = [], []
+    unfiltered = filters is None or filters.is_empty()
+    # Unfiltered: the top per_term postings of each term. Filtered: FILTER_EXPANSION times as many
+    # blocks, every allowed posting in them counts (a filter may leave few in the first blocks).
+    budget = config.per_term if unfiltered else config.per_term * FILTER_EXPANSION
+    blocks = -(-budget // BLOCK_SIZE)
     async with pool.connection() as conn:
         version = await store.active_index(conn)
         if version is None:
             return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": 0.0}
         statement = sql.SQL(_CANDIDATES_SQL).format(  # type: ignore[arg-type]
-            dim=sql.Literal(version.dim), filter=filter_clause(filters),
-            unfiltered=sql.Literal(filters is None or filters.is_empty()),
+            dim=sql.Literal(version.dim), filter=filter_clause(filters), unfiltered=sql.Literal(unfiltered),
+            block_size=sql.Literal(BLOCK_SIZE), levels=sql.Literal(IMPACT_LEVELS),
         )
         cur = await conn.execute(
             statement,
             {
-                "terms": terms, "weights": weights, "vector": vector,
-                "version": version.id, "per_term": config.per_term, "pool": config.pool,
+                "terms": terms, "weights": weights, "vector": vector, "version": version.id,
+                "per_term": budget if unfiltered else blocks * BLOCK_SIZE, "blocks": blocks,
+                "pool": config.pool, "dense_pool": 0 if config.legs == "lexical" else config.pool,
             },
             prepare=False,
         )
@@ -225,18 +241,27 @@ async def hybrid_search(
     config: SearchConfig | None = None,
     reranker: Reranker | None = None,
     token_budget: int | None = None,
+    feedback: FeedbackModel | None = None,
 ) -> SearchResult:
-    """Search runbooks: fused BM25 + dense candidates, boosted, deduped, with a confidence."""
+    """Search runbooks: fused BM25 + dense candidates, boosted (also by engineers' votes when a
+    feedback model is given), deduped, with a confidence."""
     config = config or SearchConfig()
+    if feedback is not None and feedback.lexical_weight is not None:
+        config = replace(config, lexical_weight=feedback.lexical_weight)
     kind = classify_query(query)
     t0 = time.perf_counter()
     hits, query_idf, timings = await fetch_candidates(pool, embedder, query, filters, config)
     ranking.fuse(hits, config, kind)
     ranking.apply_boosts(hits, query, config)
+    if feedback is not None and not feedback.empty:
+        # The query vector again: the embedder caches it, so this costs a dictionary lookup.
+        apply_feedback(hits, feedback, (await asyncio.to_thread(embedder.embed, [query]))[0])
     hits.sort(key=lambda h: (-h.score, h.chunk_id))
-    if reranker is not None and hits:
-        hits = await _rerank(reranker, query, hits)
     hits = ranking.dedupe(hits)
+    if reranker is not None and hits and config.rerank_depth > 0:
+        t1 = time.perf_counter()
+        hits = await _rerank(reranker, query, hits, config)
+        timings["rerank"] = (time.perf_counter() - t1) * 1000
     conf = ranking.confidence(hits, query, query_idf)
     closest = list(dict.fromkeys(h.document_title for h in hits))[:3]
     top = ranking.merge_adjacent(hits[: max(k, 1) * 2])[:k]
@@ -249,12 +274,19 @@ async def hybrid_search(
     )
 
 
-async def _rerank(reranker: Reranker, query: str, hits: list[ScoredChunk], depth: int = 20) -> list[ScoredChunk]:
-    head, tail = hits[:depth], hits[depth:]
-    scores = await asyncio.to_thread(reranker.score, query, [h.text for h in head])
-    for h, s in zip(head, scores):
-        h.boosts["rerank"] = float(s)
-    head.sort(key=lambda h: -h.boosts["rerank"])
+async def _rerank(reranker: Reranker, query: str, hits: list[ScoredChunk], config: SearchConfig) -> list[ScoredChunk]:
+    """Blend the reranker's scores into the head of the ranking; the tail keeps its order."""
+    head, tail = hits[: config.rerank_depth], hits[config.rerank_depth :]
+    texts = [contextual_text(h.document_title, h.heading_path, h.text) for h in head]
+    try:
+        scores = await asyncio.to_thread(reranker.score, query, texts)
+        if len(scores) != len(head):
+            raise ValueError(f"{len(scores)} scores for {len(head)} texts")
+    except Exception:  # a broken reranker degrades search to the fused order, it does not stop it
+        log.exception("reranking failed; keeping the fused order (query %r)", query[:200])
+        return hits
+    ranking.blend_rerank(head, scores, config.rerank_weight)
+    head.sort(key=lambda h: (-h.score, h.chunk_id))
     return head + tail
 
 

@@ -1,0 +1,108 @@
+"""`runbook-bot feedback ...`: recompute the weights, explain them, and prove they help offline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from bot.app import ingest_options, make_embedder, open_runtime
+from bot.settings import Settings
+from retrieval import db
+from retrieval.embed import CachedEmbedder
+from retrieval.evaluate import load_queries
+from retrieval.ingest import ingest
+from retrieval.replay import ReplayOptions, replay
+from retrieval.search import SearchConfig
+from retrieval.weights import explain, load_active, recompute
+
+feedback_app = typer.Typer(no_args_is_help=True, help="Feedback weights: recompute, show, replay.")
+
+
+def _settings() -> Settings:
+    return Settings()
+
+
+def _run(coro: Any) -> Any:
+    try:
+        return asyncio.run(coro)
+    except (db.DatabaseUnavailable, FileNotFoundError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+async def _recompute(settings: Settings) -> dict[str, Any]:
+    runtime = await open_runtime(settings)
+    try:
+        return await recompute(runtime.pool, runtime.embedder, config=SearchConfig(min_confidence=settings.min_confidence))
+    finally:
+        await runtime.close()
+
+
+@feedback_app.command("recompute")
+def recompute_cmd() -> None:
+    """Turn all votes into a new, active version of the reranking weights."""
+    typer.echo(json.dumps(_run(_recompute(_settings())), indent=2, default=str))
+
+
+async def _show(settings: Settings, top: int) -> dict[str, Any]:
+    runtime = await open_runtime(settings)
+    try:
+        model = await load_active(runtime.pool)
+        return {"version": model.version, "lexical_weight": model.lexical_weight, **explain(model, top)}
+    finally:
+        await runtime.close()
+
+
+@feedback_app.command("show")
+def show_cmd(top: int = typer.Option(10, min=1, help="How many boosts and penalties"),
+             as_json: bool = typer.Option(False, "--json")) -> None:
+    """Explain the active weights: the strongest boosts and penalties."""
+    shown = _run(_show(_settings(), top))
+    if as_json:
+        typer.echo(json.dumps(shown, indent=2, default=str))
+        return
+    if shown["version"] is None:
+        typer.echo("no feedback weights yet: run `runbook-bot feedback recompute` after votes arrive")
+        return
+    typer.echo(f"weights version {shown['version']}; fusion lexical weight: {shown['lexical_weight'] or 'configured'}")
+    for title, rows in (("boosts", shown["boosts"]), ("penalties", shown["penalties"])):
+        typer.echo(f"\n{title}:")
+        for r in rows:
+            typer.echo(f"  {r['boost']:+.4f}  {r['path']} [{r['text_hash']}]  up {r['up']} down {r['down']}"
+                       f" (helpful {r['helpful']})")
+
+
+async def _replay(settings: Settings, corpus: Path, queries_file: Path, options: ReplayOptions) -> dict[str, Any]:
+    queries = load_queries(queries_file)
+    embedder = CachedEmbedder(make_embedder(settings), size=8192)
+    with db.throwaway_server() as url:
+        pool = await db.open_pool(url, min_size=1, max_size=4)
+        try:
+            summary = await ingest(pool, embedder, [corpus], ingest_options(settings, "replay"))
+            print(f"ingested {len(summary.added)} documents", file=sys.stderr)
+            return await replay(pool, embedder, queries, options=options)
+        finally:
+            await pool.close()
+
+
+@feedback_app.command("replay")
+def replay_cmd(
+    corpus: Path = typer.Option(..., exists=True, file_okay=False, help="The corpus/ folder of an eval set"),
+    queries: Path = typer.Option(..., exists=True, dir_okay=False, help="queries.jsonl"),
+    wrong_votes: float = typer.Option(0.15, min=0.0, max=0.5, help="Share of votes that contradict ground truth"),
+    seed: int = typer.Option(7),
+    as_json: bool = typer.Option(False, "--json", help="Last stdout line: the figures as JSON"),
+) -> None:
+    """Simulate votes on half the queries, recompute weights, measure the held-out half before/after."""
+    result = _run(_replay(_settings(), corpus, queries, ReplayOptions(seed=seed, wrong_vote_rate=wrong_votes)))
+    b, a = result["before"], result["after"]
+    typer.echo(f"held-out queries {result['held_out_queries']} (voted on {result['train_queries']}, "
+               f"{result['votes']} votes, {result['wrong_vote_rate']:.0%} wrong)")
+    typer.echo(f"recall@1 {b['recall@1']:.3f} -> {a['recall@1']:.3f}; mrr@10 {b['mrr@10']:.3f} -> {a['mrr@10']:.3f}")
+    if as_json:
+        typer.echo(json.dumps(result, separators=(",", ":")))
