@@ -30,6 +30,8 @@ db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
 app.add_typer(db_app, name="db")
 app.add_typer(guard_app, name="guard", help="Run the dangerous-command policy by hand.")
 app.add_typer(feedback_app, name="feedback", help="Feedback weights: recompute, show, replay.")
+report_app = typer.Typer(no_args_is_help=True, help="Reports for runbook owners.")
+app.add_typer(report_app, name="report")
 
 T = TypeVar("T")
 EXAMPLES_CANDIDATES = (
@@ -207,6 +209,41 @@ def eval_cmd(
     typer.echo(render.eval_table(result))
     if as_json:
         typer.echo(json.dumps(result, separators=(",", ":")))
+
+
+@app.command()
+def sync(source: list[str] = typer.Option([], help="Only these configured sources")) -> None:
+    """Pull and ingest the sources configured in SYNC_SOURCES once (what the serve job does)."""
+    from bot.jobs import source_specs, sync_job
+
+    settings = _settings()
+    specs = [s for s in source_specs(settings) if not source or s.name in source]
+    if not specs:
+        typer.echo("error: no sources configured (set SYNC_SOURCES) or none matches --source", err=True)
+        raise typer.Exit(2)
+
+    async def work(runtime: Runtime) -> list[dict[str, Any]]:
+        return [await sync_job(runtime, spec) for spec in specs]
+
+    results = _run(_with_runtime(settings, work))
+    typer.echo(json.dumps(results, indent=2, default=str))
+    if any(r["status"] == "failed" for r in results):
+        raise typer.Exit(1)
+
+
+@report_app.command("stale")
+def report_stale(
+    days: Optional[int] = typer.Option(None, min=1, help="Not updated for this many days (default STALE_AFTER_DAYS)"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Runbooks not updated for a long time, and runbooks often cited in 👎 answers, with owners."""
+    from bot.jobs import staleness_job
+
+    settings = _settings()
+    if days is not None:
+        settings = settings.model_copy(update={"stale_after_days": days})
+    report = _run(_with_runtime(settings, staleness_job))
+    typer.echo(json.dumps(report, indent=2, default=str) if as_json else render.staleness_text(report))
 
 
 @app.command()

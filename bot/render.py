@@ -107,3 +107,12 @@ def eval_table(result: dict[str, Any]) -> str:
         lines.append(key.ljust(18) + "".join(f"{m.get(key, 0):>{width}.3f}" for _, m in columns))
     lines.append("queries".ljust(18) + "".join(f"{m.get('queries', 0):>{width}d}" for _, m in columns))
     return "\n".join(lines)
+
+
+def staleness_text(report: dict[str, Any]) -> str:
+    """The staleness report for a terminal."""
+    lines = [f"Runbooks not updated for {report['days']} days: {len(report['stale'])}"]
+    lines += [f"  {r['path']} ({r['age_days']} days, owner {r['owner'] or 'unknown'})" for r in report["stale"]]
+    lines.append(f"Runbooks cited in at least {report['min_downvotes']} 👎 answers: {len(report['downvoted'])}")
+    lines += [f"  {r['path']} (👎 {r['down']}, 👍 {r['up']}, owner {r['owner'] or 'unknown'})" for r in report["downvoted"]]
+    return "\n".join(lines)

@@ -13,6 +13,7 @@ from aiohttp import web
 
 from bot.api import add_routes
 from bot.app import Runtime, open_runtime
+from bot.jobs import build_scheduler
 from bot.settings import Settings
 from bot.slack import SlackBot, build_slack_app
 
@@ -67,8 +68,10 @@ async def run_server(settings: Settings) -> None:
     runner: web.AppRunner | None = None
     slack: SlackBot | None = None
     socket = None
+    scheduler = build_scheduler(runtime)
     loop = asyncio.get_running_loop()
     try:
+        scheduler.start()
         slack = slack_bot(runtime)
         app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else None
         runner = web.AppRunner(build_web_app(runtime, slack if slack and not app_token else None))
@@ -88,6 +91,8 @@ async def run_server(settings: Settings) -> None:
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+        if scheduler.running:
+            scheduler.shutdown(wait=False)
         if socket is not None:
             await socket.close_async()
         if runner is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 EmbeddingBackend = Literal["wordllama", "sentence-transformers", "litellm"]
@@ -17,6 +17,14 @@ LLMProfile = Literal["cheap", "balanced", "premium"]
 def default_home() -> Path:
     """The per-user data directory used when RUNBOOK_BOT_HOME is not set."""
     return platformdirs.user_data_path("runbook-bot", appauthor=False)
+
+
+class SyncSource(BaseModel):
+    """A source the scheduler keeps fresh: a directory or a git working tree (pulled first)."""
+
+    name: str = Field(min_length=1)
+    path: Path
+    pull: bool = True
 
 
 class Settings(BaseSettings):
@@ -76,6 +84,12 @@ class Settings(BaseSettings):
     feedback_enabled: bool = Field(default=True, description="Apply engineers' votes as reranking boosts")
     feedback_cache_s: float = Field(default=30.0, ge=0, description="How often to look for new weights")
     feedback_recompute_minutes: float = Field(default=15.0, ge=0, description="Weights job interval; 0 = off")
+    sync_sources: list[SyncSource] = Field(
+        default_factory=list, description='JSON: [{"name": "platform", "path": "/srv/runbooks", "pull": true}]'
+    )
+    sync_interval_minutes: float = Field(default=30.0, ge=0, description="Source re-sync interval; 0 = off")
+    stale_after_days: int = Field(default=180, ge=1, description="Staleness report: not updated for this long")
+    stale_min_downvotes: int = Field(default=3, ge=1, description="Staleness report: cited in this many 👎")
 
     # Slack
     slack_bot_token: SecretStr | None = None

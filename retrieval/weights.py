@@ -17,7 +17,8 @@ from retrieval.embed import Embedder
 from retrieval.feedback_model import Evidence, FeedbackModel, FeedbackParams, Key, Vote, build_model, capped_votes
 from retrieval.search import SearchConfig, hybrid_search
 
-LOCK_FEEDBACK = 7_310_002  # advisory lock: one recompute at a time across replicas
+LOCK_FEEDBACK = 7_310_002  # advisory lock held while a new version is written
+LOCK_RECOMPUTE = 7_310_004  # advisory lock of the scheduled job: one replica recomputes
 FIT_GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
 
 _VOTES = """
@@ -170,6 +171,27 @@ class WeightsCache:
         return self._model
 
 
+async def recompute_if_needed(
+    pool: AsyncConnectionPool, embedder: Embedder, **kwargs: Any,
+) -> dict[str, Any]:
+    """The scheduled job: recompute when votes changed since the active version, on one replica."""
+    async with pool.connection() as conn:
+        got = await (await conn.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_RECOMPUTE,))).fetchone()
+        if not (got and got[0]):
+            return {"status": "skipped", "reason": "another replica is recomputing"}
+        try:
+            votes = await (await conn.execute("SELECT count(*), max(updated_at) FROM feedback")).fetchone()
+            active = await (await conn.execute(
+                "SELECT votes_used, created_at FROM feedback_weight_versions WHERE active")).fetchone()
+            assert votes is not None
+            if votes[0] == 0 and active is None or (
+                    active is not None and votes[0] == active[0] and (votes[1] is None or votes[1] < active[1])):
+                return {"status": "skipped", "reason": "no new votes"}
+            return {"status": "ok", **await recompute(pool, embedder, **kwargs)}
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (LOCK_RECOMPUTE,))
+
+
 def explain(model: FeedbackModel, top: int = 10) -> dict[str, list[dict[str, Any]]]:
     """The strongest boosts and penalties, for `runbook-bot feedback show`."""
     rows = [{"path": k[0], "text_hash": k[1][:12], "up": round(ev.up, 2), "down": round(ev.down, 2),
@@ -179,4 +201,5 @@ def explain(model: FeedbackModel, top: int = 10) -> dict[str, list[dict[str, Any
     return {"boosts": rows[::-1][:top], "penalties": [r for r in rows[:top] if r["boost"] < 0]}
 
 
-__all__ = ["FitOptions", "WeightsCache", "capped_votes", "explain", "load_active", "load_votes", "recompute", "save"]
+__all__ = ["FitOptions", "WeightsCache", "capped_votes", "explain", "load_active", "load_votes", "recompute",
+           "recompute_if_needed", "save"]
