@@ -15,6 +15,7 @@ from bot.answer import Answer
 from bot.context import IncidentContext
 from bot.guarding import guard_answer, guard_chunk
 from bot.llm import LLM
+from bot.observability import CITATIONS, CITED_RELEVANCE, COST, FINDINGS, QUESTIONS, TOKENS, TOOL_CALLS, observe_stage
 from bot.tools import RunbookTools, ToolLimits
 from guardrails import Policy
 from guardrails.inputs import normalise_question
@@ -57,13 +58,19 @@ class Answerer:
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
                              limits=self.tool_limits, feedback=await self._feedback(),
                              show=lambda text: guard_chunk(text, secrets=self.secrets))
-        answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
+        try:
+            answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
+        except Exception:
+            QUESTIONS.labels(context.entry_point, "error").inc()
+            raise
         answer = guard_answer(answer, self.policy.for_channel(context.channel), secrets=self.secrets,
                               system_prompt=system_prompt(self.limits))
         if checked.truncated:
             answer.notes.append(messages.QUESTION_TRUNCATED.format(limit=self.max_question_chars))
         answer_id = await self._store(answer, context)
-        _log(answer, context, answer_id, (time.perf_counter() - started) * 1000)
+        total_ms = (time.perf_counter() - started) * 1000
+        _observe(answer, context, tools, total_ms)
+        _log(answer, context, answer_id, total_ms)
         return answer
 
     async def _feedback(self) -> FeedbackModel | None:
@@ -94,6 +101,28 @@ class Answerer:
             log.exception("could not store the answer to %r", answer.question[:80])
             return None
         return answer.answer_id
+
+
+def _observe(answer: Answer, context: IncidentContext, tools: RunbookTools, total_ms: float) -> None:
+    """Metrics of one answer."""
+    findings = [f for step in answer.steps for f in step.findings]
+    outcome = ("abstained" if answer.abstained else
+               "blocked" if any(f.severity == "block" for f in findings) else "answered")
+    QUESTIONS.labels(context.entry_point, outcome).inc()
+    observe_stage("embed", [s.timings_ms.get("embed", 0.0) for s in tools.searches])
+    observe_stage("search", [s.timings_ms.get("total", 0.0) for s in tools.searches])
+    if answer.trace.llm_rounds:
+        observe_stage("llm", [answer.trace.generation_ms])
+    observe_stage("answer", [total_ms])
+    TOOL_CALLS.observe(answer.trace.tool_calls)
+    CITATIONS.observe(len(answer.sources))
+    for source in answer.sources:
+        CITED_RELEVANCE.observe(source.relevance)
+    for f in findings:
+        FINDINGS.labels(f.rule, f.severity).inc()
+    TOKENS.labels("prompt").inc(answer.trace.prompt_tokens)
+    TOKENS.labels("completion").inc(answer.trace.completion_tokens)
+    COST.inc(answer.trace.cost_usd)
 
 
 def _log(answer: Answer, context: IncidentContext, answer_id: int | None, total_ms: float) -> None:

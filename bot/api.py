@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import uuid
 from typing import Any
 
 import psycopg
@@ -15,6 +14,7 @@ from bot.answer import Answer
 from bot.answering import Answerer, EmptyQuestion
 from bot.context import IncidentContext
 from bot.guarding import guard_chunk
+from bot.observability import new_request_id
 from retrieval.db import DatabaseUnavailable
 from retrieval.search import SearchFilters
 from retrieval.sections import chunk_texts
@@ -66,7 +66,7 @@ def _error(status: int, message: str, request_id: str, **extra: Any) -> web.Resp
 
 async def ask(request: web.Request) -> web.Response:
     """Answer a question: the Answer model plus sources with their text."""
-    request_id = request.headers.get("X-Request-Id") or uuid.uuid4().hex[:16]
+    request_id = new_request_id(request.headers.get("X-Request-Id"))
     try:
         body = AskRequest.model_validate_json(await request.read())
     except ValidationError as exc:

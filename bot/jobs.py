@@ -13,6 +13,7 @@ from typing import Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.app import Runtime, ingest_options
+from bot.observability import observe_ingest
 from bot.settings import Settings
 from retrieval.search import SearchConfig
 from retrieval.sync import SourceSpec, staleness_report, sync_source
@@ -34,7 +35,10 @@ async def recompute_job(runtime: Runtime) -> dict[str, Any]:
 
 async def sync_job(runtime: Runtime, spec: SourceSpec) -> dict[str, Any]:
     """Pull and ingest one source."""
-    return await sync_source(runtime.pool, runtime.embedder, spec, ingest_options(runtime.settings, spec.name))
+    result = await sync_source(runtime.pool, runtime.embedder, spec, ingest_options(runtime.settings, spec.name))
+    if "ingest" in result:
+        observe_ingest(result["ingest"], result.get("seconds", 0.0))
+    return result
 
 
 async def staleness_job(runtime: Runtime) -> dict[str, Any]:

@@ -146,6 +146,15 @@ class LiteLLMChat:
         if api_key:
             self._extra["api_key"] = api_key
         self.total = Usage()
+        self._last_ok: float | None = None
+        self._last_error: tuple[float, str] | None = None
+
+    def health(self, window_s: float = 300.0) -> str:
+        """"ok ..." unless the latest call failed within the window (no call is made for this)."""
+        err = self._last_error
+        if err and (self._last_ok is None or err[0] > self._last_ok) and time.monotonic() - err[0] < window_s:
+            return f"error: last call failed: {err[1][:200]}"
+        return f"ok ({self.model})"
 
     async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
         """Call the model, retrying transient errors with backoff, then the fallback model."""
@@ -163,7 +172,9 @@ class LiteLLMChat:
                     await asyncio.sleep(min(self._backoff * 2**attempt, 8.0))
                     continue
                 self.total.add(completion.usage)
+                self._last_ok = time.monotonic()
                 return completion
+        self._last_error = (time.monotonic(), errors[-1] if errors else "no model configured")
         raise LLMError("; ".join(errors[-3:]) or "no model configured")
 
     def _check_allowed(self) -> None:

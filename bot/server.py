@@ -14,6 +14,7 @@ from aiohttp import web
 from bot.api import add_routes
 from bot.app import Runtime, open_runtime
 from bot.jobs import build_scheduler
+from bot.observability import metrics_payload
 from bot.settings import Settings
 from bot.slack import SlackBot, build_slack_app
 
@@ -37,8 +38,17 @@ async def readyz(request: web.Request) -> web.Response:
     except Exception as exc:  # any failure means not ready
         checks["database"] = f"error: {type(exc).__name__}"
     checks["embedder"] = f"ok ({runtime.embedder.backend}/{runtime.embedder.model})"
+    llm = runtime.answerer.llm
+    health = getattr(llm, "health", None)
+    checks["llm"] = "ok (none configured: extractive answers)" if llm is None else health() if health else "ok"
     ready = all(v.startswith("ok") for v in checks.values())
     return web.json_response({"ready": ready, "checks": checks}, status=200 if ready else 503)
+
+
+async def metrics(request: web.Request) -> web.Response:
+    """Prometheus metrics."""
+    body, content_type = metrics_payload()
+    return web.Response(body=body, headers={"Content-Type": content_type})
 
 
 def build_web_app(runtime: Runtime, slack: SlackBot | None = None) -> web.Application:
@@ -47,6 +57,7 @@ def build_web_app(runtime: Runtime, slack: SlackBot | None = None) -> web.Applic
     app[RUNTIME] = runtime
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics)
     add_routes(app, runtime.answerer)
     if slack is not None:
         app.router.add_post("/slack/events", slack.handle)

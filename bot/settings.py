@@ -121,6 +121,7 @@ class Settings(BaseSettings):
     # Server
     port: int = Field(default=3000, ge=1, le=65535)
     log_level: str = "INFO"
+    log_format: Literal["text", "json"] = Field(default="text", description="json: one object per line")
 
     @field_validator("runbook_bot_home")
     @classmethod

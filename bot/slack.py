@@ -13,6 +13,7 @@ a direct message; 👍 / 👎 buttons, reactions and the 👎 comment modal reco
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import uuid
@@ -36,6 +37,7 @@ from bot.alerts import ThreadMessage, search_filters, thread_question
 from bot.answer import Answer
 from bot.answering import Answerer, EmptyQuestion
 from bot.context import IncidentContext
+from bot.observability import STAGE_SECONDS, count_vote, new_request_id
 from bot.ratelimit import RateLimiter
 from bot.settings import Settings
 from bot.slack_blocks import (
@@ -84,7 +86,9 @@ class Tasks:
 
     def spawn(self, work: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         """Start `work` now; it is awaited by drain()."""
-        task = asyncio.create_task(work, name=name)
+        context = contextvars.copy_context()
+        context.run(new_request_id)  # each answer gets its own request id in the logs
+        task = asyncio.create_task(work, name=name, context=context)
         self._running.add(task)
         task.add_done_callback(self._running.discard)
         return task
@@ -157,8 +161,9 @@ class MessageReply:
 
     async def placeholder(self, blocks: list[Block]) -> None:
         """Post the "Searching runbooks..." message."""
-        resp = await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, blocks=blocks,
-                                                  text=messages.SLACK_SEARCHING)
+        with STAGE_SECONDS.labels("slack_post").time():
+            resp = await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, blocks=blocks,
+                                                      text=messages.SLACK_SEARCHING)
         self.ts = resp["ts"]
 
     async def show(self, blocks: list[Block], text: str, answer_id: int | None = None) -> None:
@@ -171,7 +176,8 @@ class MessageReply:
             await self._remember(answer_id)
             return
         await self._remember(answer_id)
-        await self.client.chat_update(channel=self.channel, ts=self.ts, blocks=blocks, text=text)
+        with STAGE_SECONDS.labels("slack_post").time():
+            await self.client.chat_update(channel=self.channel, ts=self.ts, blocks=blocks, text=text)
 
     async def _remember(self, answer_id: int | None) -> None:
         """Best effort: without the mapping, reactions on the message are not votes (buttons still are)."""
@@ -402,6 +408,7 @@ async def _record_button(deps: Deps, client: AsyncWebClient, respond: Any, vote:
             meta = json.dumps({"answer_id": vote.answer_id, "channel": vote.channel, "ts": vote.message_ts})
             await client.views_open(trigger_id=trigger_id, view=comment_modal(meta))
         await feedback.record_vote(deps.pool, vote)
+        count_vote(vote.vote)
         if vote.vote > 0:
             await respond(text=messages.SLACK_FEEDBACK_THANKS, response_type="ephemeral", replace_original=False)
     except Exception as exc:
@@ -429,6 +436,7 @@ async def _store_comment(deps: Deps, client: AsyncWebClient, meta: Mapping[str, 
         if not await feedback.add_comment(deps.pool, PLATFORM, channel, ts, user, text):  # the vote was lost
             lost = feedback.Vote(PLATFORM, channel, ts, user, int(meta["answer_id"]), -1)
             await feedback.record_vote(deps.pool, lost)
+            count_vote(lost.vote)
             await feedback.add_comment(deps.pool, PLATFORM, channel, ts, user, text)
     except Exception as exc:
         await _quietly(_tell(client, channel, user, None, apology(exc, "storing a comment")))
@@ -457,6 +465,7 @@ async def _record_reaction(deps: Deps, client: AsyncWebClient, event: dict[str, 
         elif event["type"] == "reaction_added":
             vote_row = feedback.Vote(PLATFORM, channel, ts, user, answer_id, vote, "reaction")
             await feedback.record_vote(deps.pool, vote_row)
+            count_vote(vote_row.vote)
         else:
             await feedback.undo_vote(deps.pool, PLATFORM, channel, ts, user, vote)
         if delivery[0]:
