@@ -166,35 +166,25 @@ async def fetch_candidates(
     config: SearchConfig,
 ) -> tuple[list[ScoredChunk], float, dict[str, float]]:
     """Both legs' candidates in one round trip; returns hits, the query's idf mass and timings."""
-    from retrieval.lexical import BLOCK_SIZE, FILTER_EXPANSION, IMPACT_LEVELS
-
     t0 = time.perf_counter()
-    vector: Any = [0.0] * embedder.dim  # the lexical leg alone skips the dense one (LIMIT 0)
-    if config.legs != "lexical":
-        vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
+    vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
     t1 = time.perf_counter()
     terms, weights = query_weights(query)
     if config.legs == "dense":
         terms, weights = [], []
-    unfiltered = filters is None or filters.is_empty()
-    # Unfiltered: the top per_term postings of each term. Filtered: FILTER_EXPANSION times as many
-    # blocks, every allowed posting in them counts (a filter may leave few in the first blocks).
-    budget = config.per_term if unfiltered else config.per_term * FILTER_EXPANSION
-    blocks = -(-budget // BLOCK_SIZE)
     async with pool.connection() as conn:
         version = await store.active_index(conn)
         if version is None:
             return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": 0.0}
         statement = sql.SQL(_CANDIDATES_SQL).format(  # type: ignore[arg-type]
-            dim=sql.Literal(version.dim), filter=filter_clause(filters), unfiltered=sql.Literal(unfiltered),
-            block_size=sql.Literal(BLOCK_SIZE), levels=sql.Literal(IMPACT_LEVELS),
+            dim=sql.Literal(version.dim), filter=filter_clause(filters),
+            unfiltered=sql.Literal(filters is None or filters.is_empty()),
         )
         cur = await conn.execute(
             statement,
             {
-                "terms": terms, "weights": weights, "vector": vector, "version": version.id,
-                "per_term": budget if unfiltered else blocks * BLOCK_SIZE, "blocks": blocks,
-                "pool": config.pool, "dense_pool": 0 if config.legs == "lexical" else config.pool,
+                "terms": terms, "weights": weights, "vector": vector,
+                "version": version.id, "per_term": config.per_term, "pool": config.pool,
             },
             prepare=False,
         )
