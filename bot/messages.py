@@ -57,6 +57,46 @@ SLACK_FEEDBACK_THANKS = "Thanks, your feedback was recorded."
 SLACK_FEEDBACK_TITLE = "What was wrong?"
 SLACK_FEEDBACK_LABEL = "What was missing or wrong? (optional)"
 
+# Teams (Adaptive Card TextBlock markdown)
+TEAMS_SEARCHING = "⏳ Searching runbooks…"
+TEAMS_HELP = (
+    "**Ask me about an incident** and I answer from the team's runbooks with steps, the exact commands "
+    "and the sections they come from.\n\n"
+    "- In a channel, mention me in the alert's thread (**@runbook-bot what now?**), or reply to the alert "
+    "with a quote and mention me: I read the quoted alert (Alertmanager, Grafana, PagerDuty).\n"
+    "- **runbook disk full on /var/lib/docker**: the runbook command, in a channel after **@runbook-bot** "
+    "or in a chat with me.\n"
+    "- Paste the alert into a chat with me.\n\n"
+    "Tell me if an answer helped with 👍 / 👎 under it."
+)
+TEAMS_APOLOGY = (
+    "⚠️ Sorry, I couldn't answer that: something went wrong on my side (reference {ref}). "
+    "It was logged; try again in a moment, or search the runbooks directly."
+)
+TEAMS_DATABASE_DOWN = (
+    "⚠️ Sorry, the runbook database is unavailable right now, so I can't answer. Try again in a minute."
+)
+TEAMS_RATE_LIMITED = "⏳ Too many questions from {scope} right now; try again in {seconds} s."
+TEAMS_SCOPE_USER = "you"
+TEAMS_SCOPE_CHANNEL = "this conversation"
+TEAMS_ASKED = "{user} asked: {question}"
+TEAMS_QUESTION = "Question: {question}"
+TEAMS_MORE_STEPS = "📄 {count} more step(s) did not fit in this card: see {where}."
+TEAMS_SOURCES = "📚 **Sources**"
+TEAMS_FEEDBACK_UP = "👍 Helpful"
+TEAMS_FEEDBACK_DOWN = "👎 Not helpful"
+TEAMS_FEEDBACK_PLACEHOLDER = "What was missing or wrong? (optional, sent with your vote)"
+TEAMS_FEEDBACK_THANKS = "Thanks, your feedback was recorded."
+TEAMS_FEEDBACK_COMMENT_THANKS = "Thanks, your feedback and comment were recorded."
+TEAMS_FEEDBACK_GONE = "That answer is no longer available, so the vote was not recorded."
+TEAMS_FEEDBACK_FAILED = "Sorry, your feedback could not be recorded (reference {ref})."
+TEAMS_FINDING = {
+    "block": "⛔ **Blocked, not shown as a command:** {command}: {reason}",
+    "warn": "⚠️ **Check before running:** {command}: {reason}",
+    "info": "ℹ️ Note: {command}: {reason}",
+}
+TEAMS_SAFER = "Safer: {safer}"
+
 # Guardrails (bot/guarding.py, bot/guard_cli.py)
 GUARD: dict[str, str] = {
     "blocked_finding": ("Removed from the answer: blocked by policy. "

@@ -118,6 +118,25 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
+    # Teams
+    teams_app_id: str | None = Field(
+        default=None, description="Microsoft App ID (Entra app client id) of the bot; set = serve POST /api/messages")
+    teams_app_password: SecretStr | None = Field(default=None, description="Client secret of that Entra app")
+    teams_tenant_id: str | None = Field(
+        default=None, description="Tenant of a single-tenant bot; unset = multi-tenant (botframework.com)")
+    teams_dev_mode: bool = Field(
+        default=False, description="Local testing only: no JWT check and no tokens; refused with a password, "
+                                   "binds 127.0.0.1 and answers loopback requests only")
+    teams_channel_sources: dict[str, list[str]] = Field(
+        default_factory=dict, description='JSON {"19:...@thread.tacv2": ["payments"], "*": [...]}: sources per '
+                                          "conversation")
+    teams_source_links: dict[str, str] = Field(
+        default_factory=dict, description="JSON link base per source, like SLACK_SOURCE_LINKS; empty = those")
+    teams_alert_filters: str = Field(
+        default="", description="Comma-separated alert labels used as strict search filters: service, environment")
+    teams_user_rate_limit: int = Field(default=10, ge=0, description="Questions per user per minute; 0 = no limit")
+    teams_channel_rate_limit: int = Field(default=30, ge=0, description="Questions per conversation a minute; 0 = off")
+
     # Server
     port: int = Field(default=3000, ge=1, le=65535)
     log_level: str = "INFO"

@@ -12,18 +12,15 @@ a direct message; 👍 / 👎 buttons, reactions and the 👎 comment modal reco
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import json
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import psycopg
 from aiohttp import web
-from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from psycopg_pool import AsyncConnectionPool
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
@@ -36,8 +33,9 @@ from bot import messages
 from bot.alerts import ThreadMessage, search_filters, thread_question
 from bot.answer import Answer
 from bot.answering import Answerer, EmptyQuestion
+from bot.background import DB_ERRORS, Tasks
 from bot.context import IncidentContext
-from bot.observability import STAGE_SECONDS, count_vote, new_request_id
+from bot.observability import STAGE_SECONDS, count_vote
 from bot.ratelimit import RateLimiter
 from bot.settings import Settings
 from bot.slack_blocks import (
@@ -46,12 +44,10 @@ from bot.slack_blocks import (
 )
 from guardrails.inputs import normalise_question
 from retrieval import events, feedback
-from retrieval.db import DatabaseUnavailable
 from retrieval.search import SearchFilters, document_link
 
 log = logging.getLogger(__name__)
 PLATFORM = "slack"
-DB_ERRORS = (DatabaseUnavailable, psycopg.OperationalError, PoolTimeout)
 _VOTES = {"+1": 1, "thumbsup": 1, "-1": -1, "thumbsdown": -1}
 Notify = Callable[[str], Awaitable[Any]]
 HELP_WORDS = {"", "help", "?", "usage"}
@@ -76,31 +72,6 @@ class SlackConfig:
                    channel_sources=dict(settings.slack_channel_sources),
                    source_links=dict(settings.slack_source_links),
                    alert_filters=tuple(settings.slack_alert_filters), answer_bots=settings.slack_answer_bots)
-
-
-class Tasks:
-    """Background work started after an ack, tracked so shutdown and tests can wait for it."""
-
-    def __init__(self) -> None:
-        self._running: set[asyncio.Task[None]] = set()
-
-    def spawn(self, work: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
-        """Start `work` now; it is awaited by drain()."""
-        context = contextvars.copy_context()
-        context.run(new_request_id)  # each answer gets its own request id in the logs
-        task = asyncio.create_task(work, name=name, context=context)
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
-        return task
-
-    async def drain(self, timeout: float | None = 60.0) -> None:
-        """Wait until no background work is left (including work started meanwhile)."""
-        async with asyncio.timeout(timeout):
-            while self._running:
-                await asyncio.wait(set(self._running))
-
-    def __len__(self) -> int:
-        return len(self._running)
 
 
 @dataclass

@@ -1,0 +1,126 @@
+"""Feedback from Teams through the real SDK routes: 👍 / 👎 Action.Execute invokes (with the comment typed
+into the card), Action.Submit from older clients and reactions, all in Slack's feedback table."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from bot import messages
+from retrieval.feedback import feedback_rows
+from tests.bot.test_teams import DISK, votes
+from tests.teamsfake import (
+    BOB, CHANNEL, FakeConnector, Issuer, LocalJwks, TeamsHarness, card_action, card_submit, message, reaction,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore::aiohttp.web_exceptions.NotAppKeyWarning")
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeConnector]:
+    async with FakeConnector() as connector:
+        yield connector
+
+
+@pytest.fixture
+def issuer(fake: FakeConnector) -> Issuer:
+    return Issuer.serving(fake)
+
+
+@pytest.fixture
+def jwks(fake: FakeConnector, monkeypatch: pytest.MonkeyPatch) -> LocalJwks:
+    """The SDK's validator gets its signing keys from the fake (the URL it asks for is recorded)."""
+    return LocalJwks.install(fake, monkeypatch)
+
+
+@pytest.fixture
+async def teams(fake: FakeConnector, issuer: Issuer, jwks: LocalJwks, examples_pool: Any,
+                embedder: Any) -> AsyncIterator[TeamsHarness]:
+    async with TeamsHarness.running(fake, issuer, examples_pool, embedder) as harness:
+        yield harness
+
+
+async def _answer(teams: TeamsHarness, fake: FakeConnector) -> tuple[int, str]:
+    """Ask once; the answer's id and the id of the card message showing it."""
+    await teams.post(message(f"<at>runbook-bot</at> {DISK}", service_url=fake.service_url))
+    await teams.done()
+    [update] = fake.calls_to("update")
+    [vote, _] = votes(update.cards()[0])
+    return int(vote["data"]["answer_id"]), str(update.activity_id)
+
+
+def _summary(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [(r["platform"], r["channel"], r["message_ts"], r["user_id"], r["vote"], r["via"], r["comment"])
+            for r in rows]
+
+
+async def test_buttons_vote_once_per_user_with_the_comment_typed_into_the_card(
+        teams: TeamsHarness, fake: FakeConnector) -> None:
+    answer_id, card_id = await _answer(teams, fake)
+    sent_before = len(fake.connector_calls())
+    down = await teams.post(card_action(answer_id, -1, reply_to_id=card_id, comment="  missing the prune step ",
+                                        service_url=fake.service_url))
+    assert down.status == 200
+    assert down.json() == {"statusCode": 200, "type": "application/vnd.microsoft.activity.message",
+                           "value": messages.TEAMS_FEEDBACK_COMMENT_THANKS}, "the invoke is answered in place"
+    rows = await feedback_rows(teams.pool, answer_id)
+    assert _summary(rows) == [("teams", CHANNEL, card_id, BOB["aadObjectId"], -1, "button", "missing the prune step")]
+    assert rows[0]["question"] == DISK and rows[0]["cited_chunk_ids"], "the vote carries the answer's citations"
+    up = await teams.post(card_action(answer_id, 1, reply_to_id=card_id, comment="", service_url=fake.service_url))
+    assert up.json()["value"] == messages.TEAMS_FEEDBACK_THANKS
+    assert _summary(await feedback_rows(teams.pool, answer_id)) == [
+        ("teams", CHANNEL, card_id, BOB["aadObjectId"], 1, "button", None)], "changed, not added; old comment dropped"
+    assert len(fake.connector_calls()) == sent_before, "nothing posted to the channel for a button"
+
+
+async def test_a_vote_on_an_unknown_answer_or_a_broken_database_is_not_silent(
+        teams: TeamsHarness, fake: FakeConnector) -> None:
+    gone = await teams.post(card_action(999_999, 1, reply_to_id="1760000000042", service_url=fake.service_url))
+    assert gone.json()["value"] == messages.TEAMS_FEEDBACK_GONE
+    answer_id, card_id = await _answer(teams, fake)
+    real = teams.bot.deps.answerer
+
+    class NoDatabase:
+        @property
+        def pool(self) -> Any:
+            from retrieval.db import DatabaseUnavailable
+
+            raise DatabaseUnavailable("down")
+
+    teams.bot.deps.answerer = NoDatabase()  # type: ignore[assignment]
+    try:
+        broken = await teams.post(card_action(answer_id, -1, reply_to_id=card_id, service_url=fake.service_url))
+    finally:
+        teams.bot.deps.answerer = real
+    assert broken.status == 200 and broken.json()["value"] == messages.TEAMS_DATABASE_DOWN
+    assert not await feedback_rows(teams.pool, answer_id)
+
+
+async def test_submit_buttons_from_older_clients_vote_too(teams: TeamsHarness, fake: FakeConnector) -> None:
+    answer_id, card_id = await _answer(teams, fake)
+    submit = card_submit(answer_id, 1, reply_to_id=card_id, service_url=fake.service_url)
+    reply = await teams.post(submit)
+    await teams.done()
+    assert reply.status == 202
+    assert _summary(await feedback_rows(teams.pool, answer_id)) == [
+        ("teams", CHANNEL, card_id, BOB["aadObjectId"], 1, "button", None)]
+    thanks = fake.calls_to("reply")[-1]
+    assert thanks.body["text"] == messages.TEAMS_FEEDBACK_THANKS and thanks.activity_id == submit["id"]
+    assert len(await teams.rows("SELECT id FROM answers")) == 1, "a button is not a question"
+
+
+async def test_reactions_vote_and_removing_them_undoes_the_vote(teams: TeamsHarness, fake: FakeConnector) -> None:
+    answer_id, card_id = await _answer(teams, fake)
+    url = fake.service_url
+    await teams.post(reaction("like", reply_to_id=card_id, service_url=url))
+    await teams.post(reaction("heart", reply_to_id=card_id, service_url=url))
+    await teams.post(reaction("like", reply_to_id="1759990000000", service_url=url))  # the alert, not an answer
+    await teams.done()
+    assert _summary(await feedback_rows(teams.pool)) == [
+        ("teams", CHANNEL, card_id, BOB["aadObjectId"], 1, "reaction", None)]
+    await teams.post(reaction("like", reply_to_id=card_id, added=False, service_url=url))
+    await teams.done()
+    assert not await feedback_rows(teams.pool)
+    assert len(await teams.rows("SELECT id FROM answers")) == 1
