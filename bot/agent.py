@@ -110,7 +110,8 @@ async def extractive_plan(question: str, context: IncidentContext, tools: Runboo
     """The fixed plan without a model: search, expand the best parent sections, quote their steps."""
     t0 = time.perf_counter()
     result = await hybrid_search(tools.pool, tools.embedder, context.search_query(question), k=5,
-                                 filters=context.filters, config=tools.config, feedback=tools.feedback)
+                                 filters=context.filters, config=tools.config, feedback=tools.feedback,
+                                 reranker=tools.reranker)
     tools.searches.append(result)
     expanded: dict[int, str] = {}
     seen_sections: set[int] = set()

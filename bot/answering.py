@@ -22,7 +22,7 @@ from guardrails.inputs import normalise_question
 from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
 from retrieval.history import AnswerRecord, record_answer
-from retrieval.search import SearchConfig
+from retrieval.search import Reranker, SearchConfig
 from retrieval.weights import WeightsCache
 
 log = logging.getLogger(__name__)
@@ -47,6 +47,7 @@ class Answerer:
     max_question_chars: int = 2000
     record: bool = True
     weights: WeightsCache | None = None  # feedback weights, re-read when a new version is active
+    reranker: Reranker | None = None
 
     async def answer(self, question: str, context: IncidentContext | None = None) -> Answer:
         """Validate the question, run the agent, apply the guardrails, log and store the answer."""
@@ -56,7 +57,7 @@ class Answerer:
             raise EmptyQuestion(messages.EMPTY_QUESTION)
         started = time.perf_counter()
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
-                             limits=self.tool_limits, feedback=await self._feedback(),
+                             limits=self.tool_limits, feedback=await self._feedback(), reranker=self.reranker,
                              show=lambda text: guard_chunk(text, secrets=self.secrets))
         try:
             answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)

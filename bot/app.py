@@ -15,6 +15,7 @@ from guardrails import load_policy
 from retrieval import db
 from retrieval.embed import CachedEmbedder, Embedder, local_embedder
 from retrieval.ingest import IngestOptions
+from retrieval.rerank import make_reranker
 from retrieval.search import SearchConfig
 from retrieval.weights import WeightsCache
 
@@ -67,7 +68,9 @@ def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embed
                            total_timeout_s=settings.agent_timeout_s, min_confidence=settings.min_confidence),
         tool_limits=ToolLimits(budget_tokens=settings.tool_budget_tokens, call_tokens=settings.tool_call_tokens,
                                timeout_s=settings.tool_timeout_s),
-        search_config=SearchConfig(min_confidence=settings.min_confidence),
+        search_config=SearchConfig(min_confidence=settings.min_confidence, rerank_weight=settings.reranker_weight,
+                                   rerank_depth=settings.reranker_depth),
+        reranker=make_reranker(settings.reranker_model),
         secrets=tuple(settings.secret_values()), max_question_chars=settings.max_question_chars,
         record=settings.record_answers,
         weights=WeightsCache(pool, ttl_s=settings.feedback_cache_s) if settings.feedback_enabled else None,

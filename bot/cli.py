@@ -23,6 +23,7 @@ from retrieval import db
 from retrieval.embed import EmbedderUnavailable
 from retrieval.ingest import describe, ingest
 from retrieval.search import SearchFilters, hybrid_search
+from retrieval.rerank import RerankerUnavailable
 from retrieval.store import IndexMismatch
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Answers on-call questions from your runbooks.")
@@ -40,7 +41,8 @@ EXAMPLES_CANDIDATES = (
 )
 EXAMPLES = next((p for p in EXAMPLES_CANDIDATES if p.is_dir()), EXAMPLES_CANDIDATES[0])
 DEMO_QUESTION = "Disk full on /var/lib/docker: No space left on device. What do I do?"
-USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileNotFoundError, EmptyQuestion)
+USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileNotFoundError, EmptyQuestion,
+               RerankerUnavailable)
 
 
 def _settings() -> Settings:
@@ -199,12 +201,14 @@ def eval_cmd(
     as_json: bool = typer.Option(False, "--json", help="Last stdout line: the metrics as JSON"),
     compare: bool = typer.Option(False, "--compare", help="Also run BM25-only and dense-only"),
     record: bool = typer.Option(True, help="Store the runs in eval_runs of the bot's database"),
+    reranker: Optional[str] = typer.Option(None, help="Cross-encoder model name or path (default RERANKER_MODEL)"),
 ) -> None:
     """Measure retrieval on a labelled corpus, in a throw-away database."""
     from bot.evalrun import run_eval
 
     settings = _settings()
-    result = _run(run_eval(settings, corpus, queries, compare=compare, record=record))
+    result = _run(run_eval(settings, corpus, queries, compare=compare, record=record,
+                           reranker=reranker or settings.reranker_model))
     typer.echo(render.eval_table(result))
     if as_json:
         typer.echo(json.dumps(result, separators=(",", ":")))

@@ -13,16 +13,22 @@ from retrieval import db
 from retrieval.embed import CachedEmbedder
 from retrieval.evaluate import config_for, load_queries, record_run, report, run_queries
 from retrieval.ingest import ingest
+from retrieval.rerank import make_reranker
 from retrieval.search import SearchConfig
 
 log = logging.getLogger(__name__)
 
 
 async def run_eval(
-    settings: Settings, corpus: Path, queries_file: Path, *, compare: bool = False, record: bool = True
+    settings: Settings, corpus: Path, queries_file: Path, *, compare: bool = False, record: bool = True,
+    reranker: str | None = None,
 ) -> dict[str, Any]:
-    """Fused metrics (and, with compare, BM25-only and dense-only) as one JSON-able dict."""
+    """Fused metrics (and, with compare, BM25-only and dense-only) as one JSON-able dict.
+
+    ``reranker`` is a cross-encoder model name or path; it re-scores every method's head.
+    """
     queries = load_queries(queries_file)
+    rerank = make_reranker(reranker)
     embedder = CachedEmbedder(make_embedder(settings), size=8192)
     methods = ["bm25", "dense", "fused"] if compare else ["fused"]
     results: dict[str, Any] = {}
@@ -36,7 +42,7 @@ async def run_eval(
             runs = {}
             for method in methods:
                 config = config_for(method, base)
-                outcomes = await run_queries(pool, embedder, queries, config)
+                outcomes = await run_queries(pool, embedder, queries, config, reranker=rerank)
                 results[method] = report(outcomes)
                 runs[method] = (config, outcomes)
         finally:

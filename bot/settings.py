@@ -49,6 +49,11 @@ class Settings(BaseSettings):
     embedding_api_base: str | None = Field(default=None, description="litellm backend only")
     embedding_api_key: SecretStr | None = None
 
+    # Reranking (extra `transformers`): a cross-encoder model name or path; unset = off
+    reranker_model: str | None = None
+    reranker_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="Share of the reranker in the blend")
+    reranker_depth: int = Field(default=20, ge=1, le=100, description="Fused hits the reranker re-scores")
+
     # Ingestion and chunking
     max_file_mb: float = Field(default=5.0, gt=0, description="Larger files are skipped")
     chunk_target_tokens: int = Field(default=450, ge=50)

@@ -22,7 +22,8 @@ from retrieval.db import DatabaseUnavailable
 from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
 from retrieval.search import (
-    ScoredChunk, SearchConfig, SearchFilters, SearchResult, fetch_parent_section, get_runbook, hybrid_search,
+    Reranker, ScoredChunk, SearchConfig, SearchFilters, SearchResult, fetch_parent_section, get_runbook,
+    hybrid_search,
 )
 from retrieval.sections import document_sections
 from retrieval.tokens import count_tokens
@@ -124,6 +125,7 @@ class RunbookTools:
     config: SearchConfig | None = None
     limits: ToolLimits = field(default_factory=ToolLimits)
     feedback: FeedbackModel | None = None  # engineers' votes as reranking boosts
+    reranker: Reranker | None = None  # cross-encoder, when configured
     show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
     evidence: dict[int, Evidence] = field(default_factory=dict)
     searches: list[SearchResult] = field(default_factory=list)
@@ -175,7 +177,8 @@ class RunbookTools:
         and a retrieval confidence: a low one means the runbooks may not cover the question."""
         chosen = filters.to_filters() if filters else self.filters
         result = await hybrid_search(self.pool, self.embedder, query, k=min(k, self.limits.max_k),
-                                     filters=chosen, config=self.config, feedback=self.feedback)
+                                     filters=chosen, config=self.config, feedback=self.feedback,
+                                     reranker=self.reranker)
         self.searches.append(result)
         if not result.chunks:
             return self._emit("hybrid_search", ["No runbook matched. Try other words, or answer that no runbook covers this."])

@@ -14,7 +14,7 @@ from psycopg_pool import AsyncConnectionPool
 from psycopg.types.json import Jsonb
 
 from retrieval.embed import Embedder
-from retrieval.search import SearchConfig, hybrid_search
+from retrieval.search import Reranker, SearchConfig, hybrid_search
 
 METRIC_KEYS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 METHODS = {"bm25": "lexical", "dense": "dense", "fused": "hybrid"}
@@ -57,13 +57,14 @@ def load_queries(path: Path) -> list[Query]:
 
 
 async def run_queries(
-    pool: AsyncConnectionPool, embedder: Embedder, queries: Sequence[Query], config: SearchConfig
+    pool: AsyncConnectionPool, embedder: Embedder, queries: Sequence[Query], config: SearchConfig,
+    *, reranker: Reranker | None = None,
 ) -> list[Outcome]:
     """Run every query through hybrid_search, as the bot does, and rank documents."""
     outcomes = []
     for q in queries:
         t0 = time.perf_counter()
-        result = await hybrid_search(pool, embedder, q.text, k=30, config=config)
+        result = await hybrid_search(pool, embedder, q.text, k=30, config=config, reranker=reranker)
         elapsed = (time.perf_counter() - t0) * 1000
         docs = list(dict.fromkeys(h.document_path for h in result.chunks))
         outcomes.append(Outcome(q, docs[:10], [h.chunk_id for h in result.chunks], result.confidence,

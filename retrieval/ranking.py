@@ -6,6 +6,7 @@ import math
 import re
 from collections import defaultdict
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Sequence
 
@@ -24,7 +25,9 @@ def _norm(text: str) -> str:
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-NAME_NGRAMS = 4  # "Thanos Rule" names thanos-rule.md; "gitlab.com is down" names gitlab-com-is-down.md
+# Word runs joined for the exact-name match: "Queue Worker" names queue-worker.md, and
+# "api.example.com is down" names api-example-com-is-down.md.
+NAME_NGRAMS = 4
 
 
 def query_identifiers(query: str) -> set[str]:
@@ -51,7 +54,7 @@ _HASHISH = re.compile(r"\d+|(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{5,}")
 
 
 def _is_instance(token: str) -> bool:
-    """A host or pod name (web-01, api-7d9f8b6c5-x2x9q): a word, then a number or hash-like part."""
+    """A host or pod name (web-01, api-6c4b9f7d2-q8w3z): a word, then a number or hash-like part."""
     parts = [p for p in re.split(r"[-_./:]+", token.lower()) if p]
     return len(parts) > 1 and any(p.isalpha() for p in parts) and any(
         _HASHISH.fullmatch(p) for p in parts[1:]
@@ -63,6 +66,7 @@ def strip_instances(query: str) -> str:
     return " ".join(t for t in query.split() if not _is_instance(t.strip("()[]{},;\"'")))
 
 
+@lru_cache(maxsize=8192)
 def name_terms(path: str) -> frozenset[str]:
     """Analyzed terms of a document's file stem and parent folder (the folder's parent for a README)."""
     parts = PurePosixPath(path).parts

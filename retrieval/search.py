@@ -264,7 +264,9 @@ async def hybrid_search(
     )
 
 
-async def _rerank(reranker: Reranker, query: str, hits: list[ScoredChunk], config: SearchConfig) -> list[ScoredChunk]:
+async def _rerank(
+    reranker: Reranker, query: str, hits: list[ScoredChunk], config: SearchConfig
+) -> list[ScoredChunk]:
     """Blend the reranker's scores into the head of the ranking; the tail keeps its order."""
     head, tail = hits[: config.rerank_depth], hits[config.rerank_depth :]
     texts = [contextual_text(h.document_title, h.heading_path, h.text) for h in head]

@@ -200,6 +200,33 @@ def test_name_and_path_matches_boost_the_named_runbook() -> None:
     assert ranking.name_terms("docs/elastic/troubleshooting/README.md") == {"elast", "troubleshoot"}
 
 
+def test_names_spelled_as_separate_words_match_the_document() -> None:
+    specific, general = _chunk(1, doc=1, lex=(1, 5.0)), _chunk(2, doc=2, lex=(2, 5.0))
+    specific.document_path, specific.document_title = "queue/queue-worker.md", "Queue worker"
+    general.document_path, general.document_title = "queue/queue.md", "Queue general alerts"
+    hits = [general, specific]
+    for h in hits:
+        h.score = 0.5
+    ranking.apply_boosts(hits, "Queue Worker is dropping jobs. Queue Worker is dropping jobs", SearchConfig())
+    assert "name_match" in specific.boosts, "'Queue Worker' names queue-worker.md"
+    assert specific.score > general.score
+    assert "queueworker" in ranking.query_identifiers("the queue worker")
+    assert "servicehostisdown" in ranking.query_identifiers("service.host is down")
+
+
+def test_host_and_pod_names_are_no_hint_at_a_folder() -> None:
+    assert ranking.strip_instances("disk full on web-01 and payments/api-6c4b9f7d2-q8w3z now") == "disk full on and now"
+    kept = "node-exporter kube-state-metrics pg_stat_replication x509 v1.28.3 http2 5xx ORA"
+    assert ranking.strip_instances(kept) == kept
+    readme = _chunk(1, doc=1, lex=(1, 5.0))
+    readme.document_path = "docs/web/README.md"
+    readme.score = 0.5
+    ranking.apply_boosts([readme], "postgres down on web-01", SearchConfig())
+    assert "path_match" not in readme.boosts, "web-01 is where it happens, not the web runbook"
+    ranking.apply_boosts([readme], "web service is slow", SearchConfig())
+    assert readme.boosts["path_match"] == pytest.approx(SearchConfig().path_boost)
+
+
 def test_merge_adjacent_chunks_of_one_section() -> None:
     first = _chunk(1, section=7, position=0, text="part one", tokens=5)
     second = _chunk(2, section=7, position=1, text="part two", tokens=6)
@@ -208,6 +235,10 @@ def test_merge_adjacent_chunks_of_one_section() -> None:
     assert [h.chunk_id for h in merged] == [1, 3]
     assert merged[0].text == "part one\n\npart two" and merged[0].token_count == 11
     assert merged[0].merged_chunk_ids == (2,)
+
+    later, earlier = _chunk(4, section=9, position=1, text="two"), _chunk(5, section=9, position=0, text="one")
+    merged = ranking.merge_adjacent([later, earlier])  # the better-ranked hit is the later chunk
+    assert [h.text for h in merged] == ["two", "one"], "a hit already shown is not repeated inside another"
 
 
 def test_dedupe_and_budget_helpers() -> None:
