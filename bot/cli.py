@@ -14,6 +14,7 @@ import typer
 from bot import messages, render
 from bot.app import Runtime, database_url, ingest_options, open_runtime
 from bot.answering import EmptyQuestion
+from bot.bench import bench_cmd
 from bot.context import IncidentContext
 from bot.feedback_cli import feedback_app
 from bot.guard_cli import guard_app
@@ -258,6 +259,7 @@ def serve() -> None:
     _run(run_server(settings))
 
 
+app.command("bench")(bench_cmd)
 
 
 def main() -> None:

@@ -166,31 +166,48 @@ async def fetch_candidates(
     config: SearchConfig,
 ) -> tuple[list[ScoredChunk], float, dict[str, float]]:
     """Both legs' candidates in one round trip; returns hits, the query's idf mass and timings."""
+    import json
+
+    from retrieval import lexical
+
     t0 = time.perf_counter()
-    vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
+    vector: Any = [0.0] * embedder.dim  # the lexical leg alone skips the dense one (LIMIT 0)
+    if config.legs != "lexical":
+        vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
     t1 = time.perf_counter()
     terms, weights = query_weights(query)
     if config.legs == "dense":
         terms, weights = [], []
+    unfiltered = filters is None or filters.is_empty()
+    budget = lexical.query_budget(config.per_term, len(terms), filtered=not unfiltered)
     async with pool.connection() as conn:
         version = await store.active_index(conn)
         if version is None:
             return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": 0.0}
         statement = sql.SQL(_CANDIDATES_SQL).format(  # type: ignore[arg-type]
-            dim=sql.Literal(version.dim), filter=filter_clause(filters),
-            unfiltered=sql.Literal(filters is None or filters.is_empty()),
+            dim=sql.Literal(version.dim), version=sql.Literal(version.id), filter=filter_clause(filters),
+            unfiltered=sql.Literal(unfiltered), levels=sql.Literal(lexical.IMPACT_LEVELS),
         )
         cur = await conn.execute(
             statement,
             {
-                "terms": terms, "weights": weights, "vector": vector,
-                "version": version.id, "per_term": config.per_term, "pool": config.pool,
+                "terms": terms, "weights": weights, "vector": vector, "budget": budget, "max_block": budget // lexical.BLOCK_SIZE, "per_term": config.per_term,
+                "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL), "pool": config.pool,
+                "dense_pool": 0 if config.legs == "lexical" else config.pool,
             },
-            prepare=False,
+            prepare=True,  # parsed once per connection; planned every time (db.SESSION_SETTINGS)
         )
         rows = await cur.fetchall()
     t2 = time.perf_counter()
-    hits = [_hit(row) for row in rows]
+    # Metadata comes as JSON text, decoded once per distinct value: a document's chunks share it.
+    decoded: dict[str, Any] = {}
+
+    def meta(text: str) -> Any:
+        if text not in decoded:
+            decoded[text] = json.loads(text)
+        return decoded[text]
+
+    hits = [_hit((*row[:8], meta(row[8]), *row[9:11], meta(row[11]), *row[12:])) for row in rows]
     if config.legs == "lexical":
         hits = [replace(h, dense_rank=None, dense_score=None) for h in hits if h.lexical_rank]
     query_idf = float(rows[0][-1]) if rows else 0.0

@@ -1,11 +1,18 @@
--- Hybrid candidates in one round trip: BM25 over impact-ordered postings (top postings per
--- query term through a LATERAL join, idf from current df) and pgvector HNSW cosine, both
--- under the same metadata filter, full-joined with each leg's rank and score.
--- {dim}, {filter} and {unfiltered} are filled in by retrieval/search.py (literals and a composed
--- clause). Without filters the postings are read without any join ({unfiltered} is true and the
--- planner drops the `allowed` set); with filters, postings are checked against `allowed`.
+-- Hybrid candidates in one round trip: BM25 and pgvector HNSW cosine (halfvec), both under the
+-- same metadata filter, full-joined with each leg's rank and score. See retrieval/lexical.py for
+-- the postings layout.
+--
+-- The lexical leg reads score-at-a-time: every block of every query term, the highest upper bound
+-- (idf x the block's best impact) first, until %(budget)s postings are read (plus the delta's
+-- postings of the query terms, at most %(per_term)s per term); the %(candidates)s chunks with the
+-- best partial scores are then re-scored exactly from the forward index, so the scores the leg
+-- returns are exact BM25 (idf from current df, impacts from the stored avgdl).
+-- {dim}, {version}, {filter}, {unfiltered} and {levels} are filled in by retrieval/search.py (literals and a
+-- composed clause). Without filters the postings are read without any join ({unfiltered} is true
+-- and the planner drops the `allowed` set); with filters, postings are checked against `allowed`.
+-- %(dense_pool)s is 0 when only the lexical leg is wanted.
 WITH stats AS (
-    SELECT chunk_count FROM lexical_stats
+    SELECT chunk_count, k1, b, avgdl_indexed, (k1 + 1) / {levels} AS unit FROM lexical_stats
 ),
 allowed AS MATERIALIZED (
     SELECT c.id
@@ -21,17 +28,50 @@ query_terms AS (
     CROSS JOIN stats s
     WHERE t.df > 0
 ),
-lexical AS (
-    SELECT p.chunk_id, sum(q.idf * p.impact) AS score
+block_order AS (
+    -- From the primary key alone (it covers max_impact and postings). A term's block k can only be
+    -- reached after its k full blocks before it, so no block past %(max_block)s is ever read.
+    SELECT b.term_id, b.block_no, q.idf,
+           sum(b.postings) OVER (ORDER BY q.idf * b.max_impact DESC, b.term_id, b.block_no) - b.postings AS read_before
     FROM query_terms q
+    JOIN lexical_blocks b ON b.term_id = q.id AND b.block_no <= %(max_block)s
+),
+postings AS (
+    -- In units of the stored int2 impacts (x stats.unit gives BM25); chunk ids stay int4 here.
+    SELECT u.chunk_id, o.idf * u.q AS part
+    FROM block_order o
+    JOIN lexical_blocks b ON b.term_id = o.term_id AND b.block_no = o.block_no
+    CROSS JOIN LATERAL unnest(b.chunk_ids, b.impacts) AS u(chunk_id, q)
+    WHERE o.read_before < %(budget)s AND ({unfiltered} OR u.chunk_id IN (SELECT id FROM allowed))
+    UNION ALL
+    SELECT d.chunk_id::integer, q.idf * d.impact / s.unit
+    FROM query_terms q
+    CROSS JOIN stats s
     CROSS JOIN LATERAL (
-        SELECT lp.chunk_id, lp.impact
-        FROM lexical_postings lp
-        WHERE lp.term_id = q.id AND ({unfiltered} OR lp.chunk_id IN (SELECT id FROM allowed))
-        ORDER BY lp.impact DESC
+        SELECT x.chunk_id, x.impact
+        FROM lexical_delta x
+        WHERE x.term_id = q.id AND ({unfiltered} OR x.chunk_id IN (SELECT id FROM allowed))
+        ORDER BY x.impact DESC
         LIMIT %(per_term)s
-    ) p
+    ) d
+),
+lexical_candidates AS (
+    SELECT p.chunk_id::bigint AS chunk_id
+    FROM postings p
     GROUP BY p.chunk_id
+    HAVING p.chunk_id NOT IN (SELECT chunk_id FROM lexical_tombstones)
+    ORDER BY sum(p.part) DESC
+    LIMIT %(candidates)s
+),
+lexical AS (
+    SELECT f.chunk_id,
+           sum(q.idf * u.tf * (s.k1 + 1) / (u.tf + s.k1 * (1 - s.b + s.b * f.length / s.avgdl_indexed))) AS score
+    FROM lexical_candidates k
+    JOIN lexical_chunk_terms f ON f.chunk_id = k.chunk_id
+    CROSS JOIN stats s
+    CROSS JOIN LATERAL unnest(f.term_ids, f.tfs) AS u(term_id, tf)
+    JOIN query_terms q ON q.id = u.term_id
+    GROUP BY f.chunk_id
     ORDER BY score DESC
     LIMIT %(pool)s
 ),
@@ -39,14 +79,11 @@ lexical_ranked AS (
     SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC, chunk_id) AS rank FROM lexical
 ),
 dense AS (
-    SELECT e.chunk_id, e.embedding::vector({dim}) <=> %(vector)s::vector({dim}) AS distance
+    SELECT e.chunk_id, e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim}) AS distance
     FROM chunk_embeddings e
-    JOIN chunks c ON c.id = e.chunk_id
-    JOIN documents d ON d.id = c.document_id
-    JOIN sources src ON src.id = d.source_id
-    WHERE e.version = %(version)s AND {filter}
-    ORDER BY e.embedding::vector({dim}) <=> %(vector)s::vector({dim})
-    LIMIT %(pool)s
+    WHERE e.version = {version} AND ({unfiltered} OR e.chunk_id IN (SELECT id FROM allowed))
+    ORDER BY e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim})
+    LIMIT %(dense_pool)s
 ),
 dense_ranked AS (
     SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank
@@ -60,7 +97,7 @@ candidates AS (
     FULL JOIN dense_ranked v ON v.chunk_id = l.chunk_id
 )
 SELECT c.id, c.document_id, c.section_id, c.position, c.heading_path, c.text, c.text_hash,
-       c.token_count, c.metadata, d.path, d.title, d.metadata, d.updated_at, src.name,
+       c.token_count, c.metadata::text, d.path, d.title, d.metadata::text, d.updated_at, src.name,
        src.base_url, k.lexical_rank, k.lexical_score, k.dense_rank, k.dense_score,
        (SELECT coalesce(sum(q.idf), 0) FROM query_terms q) AS query_idf
 FROM candidates k

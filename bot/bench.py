@@ -1,0 +1,148 @@
+"""`runbook-bot bench`: retrieval at N synthetic chunks in a throw-away database (issue 8)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import typer
+from psycopg import sql
+
+from bot.app import make_embedder
+from bot.settings import Settings
+from retrieval import bench, db, synthetic
+from retrieval.bench import BenchOptions
+
+EVAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "eval"
+
+
+def _log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+async def run_bench(settings: Settings, options: BenchOptions, eval_dir: Path) -> dict[str, Any]:
+    """Build the corpus, the indexes and the baselines, measure everything; one JSON-able dict."""
+    corpora = sorted(p for p in eval_dir.glob("*/corpus") if p.is_dir())
+    query_files = sorted(eval_dir.glob("*/queries.jsonl"))
+    if not corpora or not query_files:
+        raise FileNotFoundError(f"no eval sets (*/corpus, */queries.jsonl) under {eval_dir}")
+    embedder = make_embedder(settings)
+    base = synthetic.load_base(corpora)
+    queries = synthetic.queries(query_files, options.queries, seed=1)
+    _log(f"{len(base)} base runbooks, {len(queries)} queries, target {options.chunks} chunks")
+    with db.throwaway_server() as url:
+        out = {"ingest_real_path": await _real_path(url, embedder, base, options)}
+        pool = await db.open_pool(url, min_size=1, max_size=max(options.clients) + 1)
+        try:
+            out |= await _measure(pool, url, embedder, base, queries, options)
+        finally:
+            await pool.close()
+    return out
+
+
+async def _real_path(url: str, embedder: Any, base: list[synthetic.BaseDocument], options: BenchOptions) -> dict[str, Any]:
+    if options.real_sample <= 0:
+        return {}
+    info = psycopg.conninfo.conninfo_to_dict(url)
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier("bench_real_path")))
+    pool = await db.open_pool(psycopg.conninfo.make_conninfo(**{**info, "dbname": "bench_real_path"}), max_size=2)
+    try:
+        with tempfile.TemporaryDirectory(prefix="runbook-bot-bench-") as folder:
+            sample = await bench.real_path_sample(pool, embedder, synthetic.documents(base, seed=99),
+                                                  options.real_sample, Path(folder))
+    finally:
+        await pool.close()
+    _log(f"real ingest path: {sample}")
+    return sample
+
+
+async def _measure(pool: Any, url: str, embedder: Any, base: list[synthetic.BaseDocument],
+                   queries: list[str], options: BenchOptions) -> dict[str, Any]:
+    report, version = await bench.bulk_load(pool, embedder, synthetic.documents(base, seed=0), options, _log)
+    stages = {k: round(v, 2) for k, v in report.seconds.items()}
+    ingest_s = sum(report.seconds.get(k, 0.0) for k in ("parse", "embed", "analyze", "write"))
+    _log(f"loaded {report.chunks} chunks in {stages}; building indexes")
+    indexes = await bench.build_indexes(pool, url, version)
+    _log(f"indexes: {indexes}")
+    sizes = await bench.storage(pool, version)
+    legs = await bench.leg_latencies(pool, embedder, queries, options.clients, _log)
+    few = queries[: options.quality_queries]
+    recall = await bench.hnsw_recall(pool, embedder, few, version)
+    _log(f"hnsw: {recall}")
+    quality = await bench.lexical_quality(pool, embedder, few, options.per_terms)
+    _log(f"lexical cut-off: {quality}")
+    out: dict[str, Any] = {
+        "chunks": report.chunks, "documents": report.documents, "skipped_documents": report.skipped,
+        "ingest_chunks_per_s": round(report.chunks / max(ingest_s, 1e-9), 1), "ingest_seconds": stages,
+        **indexes, "index_build_s": round(indexes["hnsw_build_s"] + indexes["lexical_build_s"], 2), **sizes,
+        "lexical": {**legs["lexical"], **quality}, "dense": legs["dense"], "fused": legs["fused"], **recall,
+    }
+    if options.naive_queries > 0:
+        naive = await bench.naive_baseline(pool, embedder, queries[: options.naive_queries], version)
+        naive["fused_p95_ratio"] = round(naive["fused"]["p95_ms"] / max(legs["fused"]["p95_ms"], 1e-9), 1)
+        out["naive"] = naive
+        _log(f"naive: {naive}")
+    if options.rows_baseline:
+        out["rows_table"] = await bench.rows_baseline(pool, url, embedder, queries, sizes["postings"])
+        _log(f"rows table: {out['rows_table']}")
+    out["settings"] = await _settings(pool)
+    return out
+
+
+async def _settings(pool: Any) -> dict[str, str]:
+    names = ("shared_buffers", "work_mem", "effective_cache_size", "hnsw.ef_search", "hnsw.iterative_scan", "jit")
+    async with pool.connection() as conn:
+        values = {n: (await (await conn.execute("SELECT current_setting(%s)", (n,))).fetchone())[0] for n in names}
+    return {**values, **{f"index_build.{k}": v for k, v in db.INDEX_BUILD_SETTINGS.items()}}
+
+
+def _summary(result: dict[str, Any]) -> str:
+    lines = [f"{result['chunks']} chunks, {result['documents']} documents, {result['postings']} postings,"
+             f" {result['vocabulary']} terms",
+             f"ingest {result['ingest_chunks_per_s']} chunks/s {result['ingest_seconds']}",
+             f"hnsw build {result['hnsw_build_s']} s, lexical build {result['lexical_build_s']} s,"
+             f" recall@10 {result['hnsw_recall_at_10']} (by id {result['hnsw_recall_at_10_by_id']})",
+             f"bytes/posting {result['bytes_per_posting']}, bytes/chunk {result['bytes_per_chunk']}"]
+    for leg in ("lexical", "dense", "fused"):
+        lines.append(f"{leg:8s} " + "  ".join(f"{k}: {v}" for k, v in result[leg].items() if k.startswith("clients_")))
+    lines.append(f"top-10 overlap vs exact BM25 by per_term: {result['lexical']['top10_overlap_vs_exact']}")
+    if "naive" in result:
+        lines.append(f"naive fused p95 {result['naive']['fused']['p95_ms']} ms = {result['naive']['fused_p95_ratio']}x")
+    if "rows_table" in result:
+        rows = result["rows_table"]
+        lines.append(f"rows table: {rows['bytes_per_posting']} bytes/posting, lexical p95 {rows['lexical']['p95_ms']} ms"
+                     f" vs blocks {rows['blocks_lexical_same_queries']['p95_ms']} ms")
+    return "\n".join(lines)
+
+
+def bench_cmd(
+    chunks: int = typer.Option(100_000, "--chunks", min=100, help="Synthetic chunks to build"),
+    as_json: bool = typer.Option(False, "--json", help="Last stdout line: every figure as JSON"),
+    queries: int = typer.Option(300, help="Latency queries per leg and client count"),
+    quality_queries: int = typer.Option(50, help="Queries compared with exact BM25 and exact kNN"),
+    naive_queries: int = typer.Option(30, help="Queries for the naive baseline (0: skip it)"),
+    rows_baseline: bool = typer.Option(True, help="Also build and time the one-row-per-posting table"),
+    real_sample: int = typer.Option(2000, help="Chunks also ingested through the real ingest path (0: skip)"),
+    eval_dir: Path = typer.Option(EVAL_DIR, help="Folder of eval sets (*/corpus, */queries.jsonl)"),
+) -> None:
+    """Benchmark retrieval on a synthetic corpus of N chunks, in a throw-away database."""
+    settings = Settings()
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    options = BenchOptions(chunks=chunks, queries=queries, quality_queries=quality_queries,
+                           naive_queries=naive_queries, rows_baseline=rows_baseline, real_sample=real_sample)
+    try:
+        result = asyncio.run(run_bench(settings, options, eval_dir))
+    except (db.DatabaseUnavailable, FileNotFoundError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(_summary(result))
+    if as_json:
+        typer.echo(json.dumps(result, separators=(",", ":")))

@@ -1,0 +1,81 @@
+"""`runbook-bot bench` at a tiny size: the JSON contract and sane figures (nothing timed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from retrieval import synthetic
+from retrieval.analyzer import analyze
+from retrieval.parsers import parse_document
+from tests.conftest import EVAL, REPO
+
+CORPORA = sorted(EVAL.glob("*/corpus"))
+needs_eval = pytest.mark.skipif(not CORPORA, reason=f"eval corpora not found under {EVAL}")
+
+
+@needs_eval
+def test_synthetic_corpus_is_deterministic_parseable_and_grows_its_vocabulary() -> None:
+    base = synthetic.load_base(CORPORA)
+    first = [d for _, d in zip(range(30), synthetic.documents(base, seed=3))]
+    again = [d for _, d in zip(range(30), synthetic.documents(base, seed=3))]
+    assert first == again, "a seed gives the same corpus"
+    assert len({d.path for d in first}) == 30
+    vocabulary: set[str] = set()
+    growth = []
+    for i, doc in enumerate(synthetic.documents(base, seed=3)):
+        for chunk in parse_document(doc.path, doc.data).chunks:
+            vocabulary.update(analyze(chunk.text))
+        if i in (99, 399):
+            growth.append(len(vocabulary))
+        if i == 399:
+            break
+    assert growth[1] > growth[0] * 1.3, "new names keep adding terms"
+    assert growth[1] < growth[0] * 4, "...ever more slowly than the text grows"
+    queries = synthetic.queries(sorted(EVAL.glob("*/queries.jsonl")), 50)
+    assert len(queries) == 50 and all(q.strip() for q in queries)
+
+
+def test_fenced_code_is_never_cut_apart() -> None:
+    section = "## Fix\n\nfirst\n\n```\na\n\nb\n```\n\nsecond\n\nthird\n"
+    perturb = synthetic.Perturber(1)
+    for _ in range(30):
+        remixed = perturb.shuffle(section, ["borrowed paragraph"])
+        assert remixed.startswith("## Fix\n")
+        assert remixed.count("```") in (0, 2) and ("```" not in remixed or "```\na\n\nb\n```" in remixed)
+
+
+@needs_eval
+def test_bench_json_contract(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL" and not k.startswith(("LLM_", "EMBEDDING_"))}
+    env["RUNBOOK_BOT_HOME"] = str(tmp_path / "home")
+    result = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "bench", "--chunks", "1000", "--json", "--queries", "24",
+         "--quality-queries", "8", "--naive-queries", "4", "--real-sample", "60", "--eval-dir", str(EVAL)],
+        capture_output=True, text=True, env=env, timeout=240, cwd=REPO,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["chunks"] == 1000 and out["documents"] > 50
+    assert out["ingest_chunks_per_s"] > 0 and {"parse", "embed", "write"} <= set(out["ingest_seconds"])
+    assert out["ingest_real_path"]["chunks"] >= 60 and out["ingest_real_path"]["chunks_per_s"] > 0
+    assert out["hnsw_build_s"] >= 0 and out["lexical_build_s"] >= 0
+    for leg in ("lexical", "dense", "fused"):
+        for clients in ("clients_1", "clients_8"):
+            figures = out[leg][clients]
+            assert 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"], (leg, clients)
+        assert out[leg]["p95_ms"] == out[leg]["clients_1"]["p95_ms"]
+    assert 0.8 <= out["hnsw_recall_at_10_by_id"] <= out["hnsw_recall_at_10"] <= 1.0
+    overlap = out["lexical"]["top10_overlap_vs_exact"]
+    assert overlap["exact"] == 1.0 and 0 < overlap["250"] <= 1.0 and overlap["2000"] >= overlap["250"]
+    assert out["postings"] > out["chunks"] * 10 and out["vocabulary"] > 1000
+    per_posting = out["bytes_per_posting"]
+    assert 0 < per_posting["blocks"] < out["rows_table"]["bytes_per_posting"]
+    assert per_posting["blocks"] + per_posting["forward"] < out["rows_table"]["bytes_per_posting"]
+    assert out["naive"]["fused"]["p95_ms"] > 0 and out["naive"]["fused_p95_ratio"] > 0
+    assert out["settings"]["jit"] == "off"
