@@ -91,7 +91,7 @@ async def _measure(pool: Any, url: str, embedder: Any, base: list[synthetic.Base
         out["naive"] = naive
         _log(f"naive: {naive}")
     if options.rows_baseline:
-        out["rows_table"] = await bench.rows_baseline(pool, url, embedder, queries, sizes["postings"])
+        out["rows_table"] = await bench.rows_baseline(pool, url, embedder, queries, sizes["postings"], few)
         _log(f"rows table: {out['rows_table']}")
     out["settings"] = await _settings(pool)
     return out
@@ -119,7 +119,8 @@ def _summary(result: dict[str, Any]) -> str:
     if "rows_table" in result:
         rows = result["rows_table"]
         lines.append(f"rows table: {rows['bytes_per_posting']} bytes/posting, lexical p95 {rows['lexical']['p95_ms']} ms"
-                     f" vs blocks {rows['blocks_lexical_same_queries']['p95_ms']} ms")
+                     f" vs blocks {rows['blocks_lexical_same_queries']['p95_ms']} ms,"
+                     f" top-10 overlap of its cut-off {rows['top10_overlap_vs_exact']}")
     return "\n".join(lines)
 
 

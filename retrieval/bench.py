@@ -327,8 +327,9 @@ _ROWS_BUILD = [
 
 
 async def rows_baseline(pool: AsyncConnectionPool, url: str, embedder: Embedder, queries: Sequence[str],
-                        postings: int) -> dict[str, Any]:
-    """The one-row-per-posting table of 002 built beside the blocks: size, build time, lexical p95."""
+                        postings: int, quality_queries: Sequence[str] = ()) -> dict[str, Any]:
+    """The one-row-per-posting table of 002 built beside the blocks: size, build time, lexical p95,
+    and how its cut-off (the top 1,000 postings of every term, partial sums) matches exact BM25."""
     t0 = time.perf_counter()
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         await conn.execute("SET maintenance_work_mem = '1GB'")
@@ -337,11 +338,13 @@ async def rows_baseline(pool: AsyncConnectionPool, url: str, embedder: Embedder,
         await conn.execute("VACUUM ANALYZE bench_postings_rows")  # generous: index-only scans
         size = (await (await conn.execute("SELECT pg_total_relation_size('bench_postings_rows')")).fetchone())[0]  # type: ignore[index]
     build = time.perf_counter() - t0
+    found: dict[str, list[int]] = {}
 
     async def rows(q: str) -> None:
         terms, weights = query_weights(q)
         async with pool.connection() as conn:
-            await conn.execute(_ROWS_LEXICAL, {"terms": terms, "weights": weights, "per_term": 1000, "pool": 100})  # type: ignore[arg-type]
+            cur = await conn.execute(_ROWS_LEXICAL, {"terms": terms, "weights": weights, "per_term": 1000, "pool": 100})  # type: ignore[arg-type]
+            found[q] = [r[0] for r in (await cur.fetchall())[:10]]
 
     async def blocks(q: str) -> None:
         await fetch_candidates(pool, embedder, q, None, SearchConfig(legs="lexical"))
@@ -349,10 +352,43 @@ async def rows_baseline(pool: AsyncConnectionPool, url: str, embedder: Embedder,
     await timed_runs(rows, queries[:20], 1)
     rows_runs = await timed_runs(rows, queries, 1)
     blocks_runs = await timed_runs(blocks, queries, 1)
+    overlap = await _overlap_with_exact(pool, embedder, {q: found[q] for q in quality_queries})
     async with pool.connection() as conn:
         await conn.execute("DROP TABLE bench_postings_rows")
     return {"bytes": size, "bytes_per_posting": round(size / max(postings, 1), 2), "build_s": round(build, 2),
-            "lexical": percentiles(rows_runs), "blocks_lexical_same_queries": percentiles(blocks_runs)}
+            "lexical": percentiles(rows_runs), "blocks_lexical_same_queries": percentiles(blocks_runs),
+            "top10_overlap_vs_exact": overlap}
+
+
+async def _overlap_with_exact(pool: AsyncConnectionPool, embedder: Embedder, found: dict[str, list[int]]) -> float:
+    """Share of each query's found top-10 whose exact BM25 score reaches the exact 10th score."""
+    shares = []
+    for query, ids in found.items():
+        hits, _, _ = await fetch_candidates(pool, embedder, query, None, SearchConfig(legs="lexical", per_term=EXACT))
+        exact = sorted(hits, key=lambda h: h.lexical_rank or 0)[:10]
+        if not exact:
+            continue
+        tenth = exact[-1].lexical_score or 0.0
+        scores = await _exact_scores(pool, query, ids)
+        shares.append(sum(1 for c in ids if scores.get(c, 0.0) >= tenth * (1 - 1e-9)) / len(exact))
+    return _mean(shares)
+
+
+async def _exact_scores(pool: AsyncConnectionPool, query: str, chunk_ids: list[int]) -> dict[int, float]:
+    """Exact BM25 of some chunks for a query, from the forward index (as candidates.sql re-scores)."""
+    terms, weights = query_weights(query)
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "WITH s AS (SELECT chunk_count, k1, b, avgdl_indexed FROM lexical_stats),"
+            " q AS (SELECT t.id, qt.w * ln(1 + (s.chunk_count - t.df + 0.5) / (t.df + 0.5)) AS idf"
+            " FROM unnest(%s::text[], %s::real[]) AS qt(term, w) JOIN lexical_terms t ON t.term = qt.term"
+            " CROSS JOIN s WHERE t.df > 0)"
+            " SELECT f.chunk_id, sum(q.idf * u.tf * (s.k1 + 1) / (u.tf + s.k1 * (1 - s.b + s.b * f.length / s.avgdl_indexed)))"
+            " FROM lexical_chunk_terms f CROSS JOIN s CROSS JOIN LATERAL unnest(f.term_ids, f.tfs) AS u(term_id, tf)"
+            " JOIN q ON q.id = u.term_id WHERE f.chunk_id = ANY(%s) GROUP BY f.chunk_id",
+            (terms, weights, chunk_ids),
+        )
+        return {int(c): float(v) for c, v in await cur.fetchall()}
 
 
 # A fused query as one would first write it: Postgres full-text search ranked by ts_rank over

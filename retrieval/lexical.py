@@ -1,12 +1,13 @@
 """The lexical leg's index: compact BM25 postings kept current by ingestion (002, 007 migrations).
 
-Three pieces (see 007_compact_postings.sql): a forward index (one row per chunk: term ids and
-tfs; the source of truth), impact-ordered blocks of postings per term (what searches read: the
-top-N postings of a term are its first ceil(N / BLOCK_SIZE) rows), and a small delta of postings
-written since the last compaction, read beside the blocks. Deleted chunks are tombstoned until a
-compaction drops them from the blocks. df lives in lexical_terms and is exact after every write,
-so idf (applied at query time) always follows the corpus; impacts (the tf part) are recomputed
-when the average chunk length drifts.
+Three pieces (see 007_compact_postings.sql): a forward index (one row per chunk: term ids, tfs and
+length; the source of truth), impact-ordered blocks of postings per term, and a small delta of
+postings written since the last compaction, read beside the blocks. Deleted chunks are tombstoned
+until a compaction drops them from the blocks. df lives in lexical_terms and is exact after every
+write, so idf (applied at query time) always follows the corpus; impacts (the tf part) are
+recomputed when the average chunk length drifts. Searches (candidates.sql) read the blocks with
+the highest upper bounds first, up to a postings budget, and re-score the best candidates exactly
+from the forward index.
 """
 
 from __future__ import annotations

@@ -188,26 +188,18 @@ async def fetch_candidates(
             dim=sql.Literal(version.dim), version=sql.Literal(version.id), filter=filter_clause(filters),
             unfiltered=sql.Literal(unfiltered), levels=sql.Literal(lexical.IMPACT_LEVELS),
         )
-        cur = await conn.execute(
-            statement,
-            {
-                "terms": terms, "weights": weights, "vector": vector, "budget": budget, "max_block": budget // lexical.BLOCK_SIZE, "per_term": config.per_term,
-                "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL), "pool": config.pool,
-                "dense_pool": 0 if config.legs == "lexical" else config.pool,
-            },
-            prepare=True,  # parsed once per connection; planned every time (db.SESSION_SETTINGS)
-        )
-        rows = await cur.fetchall()
+        params = {
+            "terms": terms, "weights": weights, "vector": vector, "per_term": config.per_term,
+            "budget": budget, "max_block": budget // lexical.BLOCK_SIZE, "pool": config.pool,
+            "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL),
+            "dense_pool": 0 if config.legs == "lexical" else config.pool,
+        }
+        # Prepared: parsed once per connection, planned every time (db.SESSION_SETTINGS).
+        rows = await (await conn.execute(statement, params, prepare=True)).fetchall()
     t2 = time.perf_counter()
-    # Metadata comes as JSON text, decoded once per distinct value: a document's chunks share it.
-    decoded: dict[str, Any] = {}
-
-    def meta(text: str) -> Any:
-        if text not in decoded:
-            decoded[text] = json.loads(text)
-        return decoded[text]
-
-    hits = [_hit((*row[:8], meta(row[8]), *row[9:11], meta(row[11]), *row[12:])) for row in rows]
+    # Metadata comes as JSON text, decoded once per distinct value (a document's chunks share it).
+    decoded = {text: json.loads(text) for text in {row[i] for row in rows for i in (8, 11)}}
+    hits = [_hit((*row[:8], decoded[row[8]], *row[9:11], decoded[row[11]], *row[12:])) for row in rows]
     if config.legs == "lexical":
         hits = [replace(h, dense_rank=None, dense_score=None) for h in hits if h.lexical_rank]
     query_idf = float(rows[0][-1]) if rows else 0.0

@@ -77,5 +77,6 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     per_posting = out["bytes_per_posting"]
     assert 0 < per_posting["blocks"] < out["rows_table"]["bytes_per_posting"]
     assert per_posting["blocks"] + per_posting["forward"] < out["rows_table"]["bytes_per_posting"]
+    assert 0 < out["rows_table"]["top10_overlap_vs_exact"] <= 1.0
     assert out["naive"]["fused"]["p95_ms"] > 0 and out["naive"]["fused_p95_ratio"] > 0
     assert out["settings"]["jit"] == "off"

@@ -128,3 +128,62 @@ async def test_drifted_average_length_rebuilds_impacts(pool, embedder, runbooks:
         exact = await _exact_bm25(pool, query)
         got = await _lexical(pool, embedder, query)
         assert all(got[c] == pytest.approx(exact[c], rel=1e-3) for c in got)
+
+
+async def test_migration_moves_row_postings_and_vectors_into_the_compact_layout(server_url: str, embedder) -> None:
+    """A database written by the one-row-per-posting code keeps its index through migration 007."""
+    import psycopg
+
+    from retrieval import db, store
+    from tests.conftest import _with_db
+
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS rb_old_layout WITH (FORCE)")
+        conn.execute("CREATE DATABASE rb_old_layout")
+    url = _with_db(server_url, "rb_old_layout")
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE TABLE schema_migrations (version int PRIMARY KEY, name text NOT NULL,"
+                         " applied_at timestamptz NOT NULL DEFAULT now())")
+            for m in db.load_migrations():
+                if m.version < 7:
+                    conn.execute(m.sql.encode())
+                    conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (m.version, m.name))
+            vector = "[" + ",".join("0.5" if i < 4 else "0" for i in range(embedder.dim)) + "]"
+            conn.execute(
+                "INSERT INTO sources (name) VALUES ('old');"
+                "INSERT INTO documents (source_id, path, title, content_hash, body, updated_at)"
+                " VALUES (1, 'a.md', 'A', 'h', 'disk full', now());"
+                "INSERT INTO sections (document_id, position, heading_path, text, char_start, char_end, token_count)"
+                " VALUES (1, 0, '{A}', 'disk full', 0, 9, 2);"
+                "INSERT INTO chunks (document_id, section_id, position, heading_path, text, text_hash, embed_hash,"
+                " char_start, char_end, token_count, term_count) VALUES (1, 1, 0, '{A}', 'disk full', 't', 'e', 0, 9, 2, 3);"
+                "INSERT INTO lexical_terms (term, df) VALUES ('disk', 1), ('full', 1), ('a', 1);"
+                "UPDATE lexical_stats SET chunk_count = 1, term_total = 3, avgdl_indexed = 3;"
+                "INSERT INTO lexical_postings VALUES (1, 1, 1, 1.0), (2, 1, 1, 1.0), (3, 1, 1, 1.0);"
+                f"INSERT INTO index_versions (backend, model, dim, state) VALUES ('{embedder.backend}', '{embedder.model}',"
+                f" {embedder.dim}, 'active');"
+                f"INSERT INTO chunk_embeddings VALUES (1, 1, '{vector}');"
+                f"CREATE INDEX chunk_embeddings_hnsw_v1 ON chunk_embeddings USING hnsw ((embedding::vector({embedder.dim}))"
+                " vector_cosine_ops) WHERE version = 1"
+            )
+        assert [m.version for m in await db.upgrade(url)][0] == 7
+        pool = await db.open_pool(url, min_size=1, max_size=2)
+        try:
+            assert await _rows(pool, "SELECT term_ids, tfs, length FROM lexical_chunk_terms") == [([1, 2, 3], [1, 1, 1], 3)]
+            assert await _scalar(pool, "SELECT count(*) FROM lexical_postings") == 3, "the rows wait in the delta"
+            assert "halfvec" in await _scalar(pool, "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+                                              store.hnsw_index_name(1))
+            # two terms, df 1 of 1 chunk, tf 1 at the average length: impact 1 each
+            assert await _lexical(pool, embedder, "disk full") == pytest.approx({1: 2 * math.log(1 + 0.5 / 1.5)})
+            async with pool.connection() as conn, conn.transaction():
+                assert await lexical.refresh_impacts(conn), "the next ingest builds the blocks"
+            assert await _scalar(pool, "SELECT count(*) FROM lexical_delta") == 0
+            assert await _scalar(pool, "SELECT sum(postings) FROM lexical_blocks") == 3
+            hits, _, _ = await fetch_candidates(pool, embedder, "disk full", None, SearchConfig())
+            assert [h.chunk_id for h in hits] == [1] and hits[0].dense_rank == 1
+        finally:
+            await pool.close()
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute("DROP DATABASE IF EXISTS rb_old_layout WITH (FORCE)")
