@@ -28,13 +28,14 @@ from microsoft_agents.hosting.core import (
 from bot import messages, teams_auth
 from bot.alerts import thread_question
 from bot.answering import Answerer, EmptyQuestion
+from bot.background import Tasks
 from bot.context import IncidentContext
 from bot.ratelimit import RateLimiter
 from bot.settings import Settings
 from bot.teams_cards import VERB_VOTE, answer_card, placeholder_card, text_card
 from bot.teams_feedback import on_reaction, on_vote, on_vote_submit
 from bot.teams_reply import (
-    PLATFORM, CardReply, Deps, Tasks, TeamsConfig, apologise, apology, card_message, quietly, user_of,
+    PLATFORM, CardReply, Deps, TeamsConfig, apologise, apology, card_message, quietly, user_of,
 )
 from bot.teams_thread import Incoming, conversation_key, read_message
 from retrieval import events

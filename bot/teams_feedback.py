@@ -5,22 +5,20 @@ channel = the conversation, message = the card's activity id, user = the Entra o
 
 from __future__ import annotations
 
-import logging
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from microsoft_agents.activity import Activity, AdaptiveCardInvokeResponse
 from microsoft_agents.hosting.core import TurnContext, TurnState
 
-from bot import messages
+from bot import chat, messages
+from bot.background import DB_ERRORS
 from bot.observability import count_vote
 from bot.teams_cards import COMMENT_INPUT
-from bot.teams_reply import DB_ERRORS, PLATFORM, Deps, apology, quietly, user_of
+from bot.teams_reply import PLATFORM, Deps, apology, quietly, user_of
 from bot.teams_thread import conversation_key
 from retrieval import events, feedback
 
-log = logging.getLogger(__name__)
 MESSAGE_RESPONSE = "application/vnd.microsoft.activity.message"
 
 
@@ -47,9 +45,7 @@ async def on_vote(deps: Deps, context: TurnContext, state: TurnState, data: Any)
     except DB_ERRORS as exc:
         shown = apology(exc, "recording a vote")
     except Exception as exc:
-        ref = uuid.uuid4().hex[:8]
-        log.error("teams: recording a vote failed (ref %s)", ref, exc_info=exc)
-        shown = messages.TEAMS_FEEDBACK_FAILED.format(ref=ref)
+        shown = messages.TEAMS_FEEDBACK_FAILED.format(ref=chat.failure_reference(exc, "recording a vote", PLATFORM))
     return AdaptiveCardInvokeResponse(status_code=200, type=MESSAGE_RESPONSE, value=shown)
 
 

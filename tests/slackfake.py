@@ -19,7 +19,6 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
-import aiohttp
 from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestServer
 
@@ -27,6 +26,7 @@ from bot.app import Runtime, make_answerer
 from bot.server import build_web_app
 from bot.settings import Settings
 from bot.slack import SlackBot, build_slack_app
+from tests.chatfake import Reply, ServerHarness
 
 BOT_USER = "UBOT0001"
 BOT_ID = "BBOT0001"
@@ -302,25 +302,12 @@ def slack_settings(fake: FakeSlackAPI, **overrides: Any) -> Settings:
     return Settings(_env_file=None, **{**values, **overrides})  # type: ignore[call-arg]
 
 
-@dataclass
-class Reply:
-    """What the HTTP endpoint answered, and how long it took."""
-
-    status: int
-    body: str
-    seconds: float
-
-    def json(self) -> dict[str, Any]:
-        """The body as JSON (an ack with a message)."""
-        return json.loads(self.body) if self.body else {}
-
-
-class Harness:
+class Harness(ServerHarness):
     """A running server with the Slack adapter mounted, and helpers that send what Slack sends."""
 
-    def __init__(self, fake: FakeSlackAPI, bot: SlackBot, server: TestServer, session: aiohttp.ClientSession) -> None:
-        self.fake, self.bot, self.server, self.session = fake, bot, server, session
-        self.pool = bot.deps.pool
+    def __init__(self, fake: FakeSlackAPI, bot: SlackBot, server: TestServer) -> None:
+        super().__init__(bot, server)
+        self.fake = fake
 
     @classmethod
     async def start(cls, fake: FakeSlackAPI, pool: Any, embedder: Any, *, llm: Any = None,
@@ -331,13 +318,7 @@ class Harness:
         bot = build_slack_app(settings, answerer)
         server = TestServer(build_web_app(Runtime(settings, pool, embedder, answerer), bot))
         await server.start_server()
-        return cls(fake, bot, server, aiohttp.ClientSession())
-
-    async def close(self) -> None:
-        """Wait for background work, then stop."""
-        await self.bot.tasks.drain(60)
-        await self.session.close()
-        await self.server.close()
+        return cls(fake, bot, server)
 
     async def post(self, body: str, content_type: str, *, headers: dict[str, str] | None = None,
                    signed: bool = True, retry: int | None = None) -> Reply:
@@ -345,10 +326,7 @@ class Harness:
         sent = {"Content-Type": content_type, **(sign(body) if signed else {}), **(headers or {})}
         if retry is not None:
             sent.update({"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"})
-        started = time.perf_counter()
-        async with self.session.post(self.server.make_url("/slack/events"), data=body.encode(), headers=sent) as resp:
-            text = await resp.text()
-        return Reply(resp.status, text, time.perf_counter() - started)
+        return await self.send("/slack/events", body.encode(), sent)
 
     async def command(self, text: str, **kwargs: Any) -> Reply:
         """`/runbook <text>`."""
@@ -368,12 +346,3 @@ class Harness:
     async def submit(self, callback_id: str, private_metadata: str, text: str, user: str = "U0BOB0001") -> Reply:
         """A modal submitted."""
         return await self.post(view_submission_body(callback_id, private_metadata, text, user=user), FORM)
-
-    async def done(self) -> None:
-        """Wait until every answer started so far has been posted."""
-        await self.bot.tasks.drain(60)
-
-    async def rows(self, query: str, *args: Any) -> list[tuple[Any, ...]]:
-        """Rows of a query on the bot's database."""
-        async with self.pool.connection() as conn:
-            return await (await conn.execute(query, args)).fetchall()

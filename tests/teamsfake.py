@@ -14,12 +14,10 @@ validator in place of login.botframework.com. Also here: activity JSON as Teams 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import time
 import urllib.parse
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +35,7 @@ from bot.server import build_web_app
 from bot.settings import Settings
 from bot.teams import TeamsBot, build_teams_app
 from bot.teams_auth import LoopbackServiceUrls
+from tests.chatfake import Reply, ServerHarness
 
 APP_ID = "6f1c2a9e-0000-4b1e-9c3d-5a7b8c9d0e1f"
 APP_PASSWORD = "fake-client-secret"
@@ -329,26 +328,12 @@ def teams_settings(*, dev_mode: bool = False, **overrides: Any) -> Settings:
     return Settings(_env_file=None, **{**values, **overrides})  # type: ignore[call-arg]
 
 
-@dataclass
-class Reply:
-    """What POST /api/messages answered, and how long it took."""
-
-    status: int
-    body: str
-    seconds: float
-
-    def json(self) -> Any:
-        """The body as JSON (an invoke response)."""
-        return json.loads(self.body) if self.body else None
-
-
-class TeamsHarness:
+class TeamsHarness(ServerHarness):
     """A running server with the Teams adapter mounted, and helpers that send what Teams sends."""
 
     def __init__(self, fake: FakeConnector, issuer: Issuer, bot: TeamsBot, server: TestServer) -> None:
-        self.fake, self.issuer, self.bot, self.server = fake, issuer, bot, server
-        self.session = aiohttp.ClientSession()
-        self.pool = bot.deps.pool
+        super().__init__(bot, server)
+        self.fake, self.issuer = fake, issuer
 
     @classmethod
     async def start(cls, fake: FakeConnector, issuer: Issuer, pool: Any, embedder: Any, *, llm: Any = None,
@@ -364,22 +349,6 @@ class TeamsHarness:
         await server.start_server()
         return cls(fake, issuer, bot, server)
 
-    @classmethod
-    @contextlib.asynccontextmanager
-    async def running(cls, *args: Any, **kwargs: Any) -> AsyncIterator[TeamsHarness]:
-        """`start` ... `close`."""
-        harness = await cls.start(*args, **kwargs)
-        try:
-            yield harness
-        finally:
-            await harness.close()
-
-    async def close(self) -> None:
-        """Wait for background work, then stop."""
-        await self.bot.tasks.drain(60)
-        await self.session.close()
-        await self.server.close()
-
     async def post(self, activity: dict[str, Any], *, token: str | None = "valid",
                    headers: dict[str, str] | None = None) -> Reply:
         """POST /api/messages as the Bot Connector would: signed with a fresh channel token unless told otherwise."""
@@ -388,17 +357,4 @@ class TeamsHarness:
             token = self.issuer.token(service_url=activity["serviceUrl"])
         if token is not None:
             sent["Authorization"] = f"Bearer {token}"
-        started = time.perf_counter()
-        async with self.session.post(self.server.make_url("/api/messages"), data=json.dumps(activity),
-                                     headers=sent) as resp:
-            text = await resp.text()
-        return Reply(resp.status, text, time.perf_counter() - started)
-
-    async def done(self) -> None:
-        """Wait until every answer started so far has been posted."""
-        await self.bot.tasks.drain(60)
-
-    async def rows(self, query: str, *args: Any) -> list[tuple[Any, ...]]:
-        """Rows of a query on the bot's database."""
-        async with self.pool.connection() as conn:
-            return await (await conn.execute(query, args)).fetchall()
+        return await self.send("/api/messages", json.dumps(activity), sent)

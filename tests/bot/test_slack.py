@@ -14,23 +14,15 @@ import pytest
 from bot import messages
 from bot.settings import Settings
 from bot.slack_blocks import ACTION_DOWN, ACTION_SHARE, ACTION_UP
+from tests.chatfake import BrokenAnswerer, GatedAnswerer, answer_failures
 from tests.slackfake import FORM, FakeSlackAPI, Harness, command_body, sign
 
 DISK = "disk full on /var/lib/docker"
 
 
 @pytest.fixture
-async def fake():  # type: ignore[no-untyped-def]
-    api = await FakeSlackAPI().start()
-    yield api
-    await api.stop()
-
-
-@pytest.fixture
-async def slack(fake, examples_pool, embedder):  # type: ignore[no-untyped-def]
-    harness = await Harness.start(fake, examples_pool, embedder)
-    yield harness
-    await harness.close()
+def fake(slack_api: FakeSlackAPI) -> FakeSlackAPI:
+    return slack_api
 
 
 def texts(blocks: list[dict[str, Any]]) -> str:
@@ -145,24 +137,10 @@ async def test_forged_unsigned_and_stale_requests_are_rejected(slack: Harness, f
 # --- Failures --------------------------------------------------------------------------------------------------------
 
 
-class _Broken:
-    """An answerer whose every answer fails."""
-
-    def __init__(self, exc: Exception, pool: Any) -> None:
-        self.exc, self.pool = exc, pool
-
-    async def answer(self, question: str, context: Any = None) -> Any:
-        raise self.exc
-
-
-@pytest.mark.parametrize("exc, expected", [
-    (RuntimeError("boom"), "Sorry, I couldn't answer that"),
-    (__import__("retrieval.db", fromlist=["DatabaseUnavailable"]).DatabaseUnavailable("down"),
-     "runbook database is unavailable"),
-])
+@answer_failures("Sorry, I couldn't answer that")
 async def test_a_failure_becomes_an_apology_in_place_of_the_placeholder(
         slack: Harness, fake: FakeSlackAPI, exc: Exception, expected: str) -> None:
-    slack.bot.deps.answerer = _Broken(exc, slack.pool)  # type: ignore[assignment]
+    slack.bot.deps.answerer = BrokenAnswerer(exc, slack.pool)  # type: ignore[assignment]
     await slack.command(DISK)
     await slack.done()
     [update] = fake.calls_to("chat.update")
@@ -227,16 +205,7 @@ async def test_source_links_come_from_the_configured_base_url(fake: FakeSlackAPI
 async def test_ack_comes_before_the_answer(slack: Harness, fake: FakeSlackAPI) -> None:
     """The HTTP ack does not wait for answering: it returns while the answer is still running."""
     gate = asyncio.Event()
-    real = slack.bot.deps.answerer
-
-    class Slow:
-        pool = real.pool
-
-        async def answer(self, question: str, context: Any = None) -> Any:
-            await gate.wait()
-            return await real.answer(question, context)
-
-    slack.bot.deps.answerer = Slow()  # type: ignore[assignment]
+    slack.bot.deps.answerer = GatedAnswerer(slack.bot.deps.answerer, gate)  # type: ignore[assignment]
     reply = await slack.command(DISK)
     assert reply.status == 200 and len(slack.bot.tasks) == 1
     await asyncio.sleep(0.2)

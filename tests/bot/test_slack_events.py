@@ -21,17 +21,8 @@ PARENT = ALERTMANAGER["ts"]
 
 
 @pytest.fixture
-async def fake():  # type: ignore[no-untyped-def]
-    api = await FakeSlackAPI().start()
-    yield api
-    await api.stop()
-
-
-@pytest.fixture
-async def slack(fake, examples_pool, embedder):  # type: ignore[no-untyped-def]
-    harness = await Harness.start(fake, examples_pool, embedder)
-    yield harness
-    await harness.close()
+def fake(slack_api: FakeSlackAPI) -> FakeSlackAPI:
+    return slack_api
 
 
 def mention(text: str, *, ts: str = "1759990100.000100", thread_ts: str | None = PARENT, user: str = "U0ALICE01",

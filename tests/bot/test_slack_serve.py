@@ -26,10 +26,8 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    api = await FakeSlackAPI().start()
-    yield api
-    await api.stop()
+def fake(slack_api: FakeSlackAPI) -> FakeSlackAPI:
+    return slack_api
 
 
 @contextlib.asynccontextmanager

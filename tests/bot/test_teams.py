@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from bot import messages
+from tests.chatfake import BrokenAnswerer, GatedAnswerer, answer_failures
 from tests.teamsfake import (
     ALICE, APP_ID, APP_PASSWORD, BOT, CHANNEL, PERSONAL, ROOT, TENANT, Call, FakeConnector, Issuer, LocalJwks,
     TeamsHarness, message,
@@ -35,27 +35,8 @@ QUOTED_ALERT = (
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeConnector]:
-    async with FakeConnector() as connector:
-        yield connector
-
-
-@pytest.fixture
-def issuer(fake: FakeConnector) -> Issuer:
-    return Issuer.serving(fake)
-
-
-@pytest.fixture
-def jwks(fake: FakeConnector, monkeypatch: pytest.MonkeyPatch) -> LocalJwks:
-    """The SDK's validator gets its signing keys from the fake (the URL it asks for is recorded)."""
-    return LocalJwks.install(fake, monkeypatch)
-
-
-@pytest.fixture
-async def teams(fake: FakeConnector, issuer: Issuer, jwks: LocalJwks, examples_pool: Any,
-                embedder: Any) -> AsyncIterator[TeamsHarness]:
-    async with TeamsHarness.running(fake, issuer, examples_pool, embedder) as harness:
-        yield harness
+def fake(connector: FakeConnector) -> FakeConnector:
+    return connector
 
 
 def walk(element: Any) -> list[dict[str, Any]]:
@@ -203,16 +184,7 @@ async def test_redeliveries_of_one_activity_are_answered_once(teams: TeamsHarnes
 
 async def test_the_ack_comes_before_the_answer(teams: TeamsHarness, fake: FakeConnector) -> None:
     gate = asyncio.Event()
-    real = teams.bot.deps.answerer
-
-    class Slow:
-        pool = real.pool
-
-        async def answer(self, question: str, context: Any = None) -> Any:
-            await gate.wait()
-            return await real.answer(question, context)
-
-    teams.bot.deps.answerer = Slow()  # type: ignore[assignment]
+    teams.bot.deps.answerer = GatedAnswerer(teams.bot.deps.answerer, gate)  # type: ignore[assignment]
     reply = await teams.post(message(f"<at>runbook-bot</at> {DISK}", service_url=fake.service_url))
     assert reply.status == 202 and len(teams.bot.tasks) == 1
     async with asyncio.timeout(10):
@@ -227,22 +199,10 @@ async def test_the_ack_comes_before_the_answer(teams: TeamsHarness, fake: FakeCo
 # --- Failures ----------------------------------------------------------------------------------------------------
 
 
-class _Broken:
-    def __init__(self, exc: Exception, pool: Any) -> None:
-        self.exc, self.pool = exc, pool
-
-    async def answer(self, question: str, context: Any = None) -> Any:
-        raise self.exc
-
-
-@pytest.mark.parametrize(("exc", "expected"), [
-    (RuntimeError("boom"), "something went wrong on my side"),
-    (__import__("retrieval.db", fromlist=["DatabaseUnavailable"]).DatabaseUnavailable("down"),
-     "runbook database is unavailable"),
-])
+@answer_failures("something went wrong on my side")
 async def test_a_failure_becomes_an_apology_in_place_of_the_placeholder(
         teams: TeamsHarness, fake: FakeConnector, exc: Exception, expected: str) -> None:
-    teams.bot.deps.answerer = _Broken(exc, teams.pool)  # type: ignore[assignment]
+    teams.bot.deps.answerer = BrokenAnswerer(exc, teams.pool)  # type: ignore[assignment]
     await teams.post(message(f"<at>runbook-bot</at> {DISK}", service_url=fake.service_url))
     await teams.done()
     [update] = fake.calls_to("update")

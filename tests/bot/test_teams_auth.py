@@ -4,7 +4,6 @@ development mode that cannot be switched on by accident in production."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,34 +20,15 @@ from bot.teams_auth import (
 )
 from tests.bot.test_teams import DISK, answered, texts
 from tests.teamsfake import (
-    APP_ID, APP_PASSWORD, TENANT, FakeConnector, Issuer, LocalJwks, TeamsHarness, message, teams_settings,
+    APP_ID, APP_PASSWORD, TENANT, FakeConnector, Issuer, TeamsHarness, message, teams_settings,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::aiohttp.web_exceptions.NotAppKeyWarning")
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeConnector]:
-    async with FakeConnector() as connector:
-        yield connector
-
-
-@pytest.fixture
-def issuer(fake: FakeConnector) -> Issuer:
-    return Issuer.serving(fake)
-
-
-@pytest.fixture
-def jwks(fake: FakeConnector, monkeypatch: pytest.MonkeyPatch) -> LocalJwks:
-    """The SDK's validator gets its signing keys from the fake (the URL it asks for is recorded)."""
-    return LocalJwks.install(fake, monkeypatch)
-
-
-@pytest.fixture
-async def teams(fake: FakeConnector, issuer: Issuer, jwks: LocalJwks, examples_pool: Any,
-                embedder: Any) -> AsyncIterator[TeamsHarness]:
-    async with TeamsHarness.running(fake, issuer, examples_pool, embedder) as harness:
-        yield harness
+def fake(connector: FakeConnector) -> FakeConnector:
+    return connector
 
 
 # --- Incoming: the SDK's JWT check ---------------------------------------------------------------------------------

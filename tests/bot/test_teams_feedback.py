@@ -3,7 +3,6 @@ into the card), Action.Submit from older clients and reactions, all in Slack's f
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -12,34 +11,15 @@ from bot import messages
 from retrieval.feedback import feedback_rows
 from tests.bot.test_teams import DISK, votes
 from tests.teamsfake import (
-    BOB, CHANNEL, FakeConnector, Issuer, LocalJwks, TeamsHarness, card_action, card_submit, message, reaction,
+    BOB, CHANNEL, FakeConnector, TeamsHarness, card_action, card_submit, message, reaction,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::aiohttp.web_exceptions.NotAppKeyWarning")
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeConnector]:
-    async with FakeConnector() as connector:
-        yield connector
-
-
-@pytest.fixture
-def issuer(fake: FakeConnector) -> Issuer:
-    return Issuer.serving(fake)
-
-
-@pytest.fixture
-def jwks(fake: FakeConnector, monkeypatch: pytest.MonkeyPatch) -> LocalJwks:
-    """The SDK's validator gets its signing keys from the fake (the URL it asks for is recorded)."""
-    return LocalJwks.install(fake, monkeypatch)
-
-
-@pytest.fixture
-async def teams(fake: FakeConnector, issuer: Issuer, jwks: LocalJwks, examples_pool: Any,
-                embedder: Any) -> AsyncIterator[TeamsHarness]:
-    async with TeamsHarness.running(fake, issuer, examples_pool, embedder) as harness:
-        yield harness
+def fake(connector: FakeConnector) -> FakeConnector:
+    return connector
 
 
 async def _answer(teams: TeamsHarness, fake: FakeConnector) -> tuple[int, str]:

@@ -3,7 +3,6 @@ SDK's JWT check in front of it in production; development mode on loopback only.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -16,20 +15,6 @@ from tests.slackfake import FORM, FakeSlackAPI, command_body, sign, slack_settin
 from tests.teamsfake import APP_ID, APP_PASSWORD, FakeConnector, message
 
 pytestmark = pytest.mark.filterwarnings("ignore::aiohttp.web_exceptions.NotAppKeyWarning")
-
-
-@pytest.fixture
-async def slack_api() -> AsyncIterator[FakeSlackAPI]:
-    api = await FakeSlackAPI().start()
-    yield api
-    await api.stop()
-
-
-@pytest.fixture
-async def connector() -> AsyncIterator[FakeConnector]:
-    fake = await FakeConnector().start()
-    yield fake
-    await fake.stop()
 
 
 async def test_serve_hosts_slack_and_teams_side_by_side(slack_api: FakeSlackAPI, connector: FakeConnector,

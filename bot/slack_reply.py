@@ -1,0 +1,171 @@
+"""What the Slack listeners share: the adapter's settings, allow-list and rate limits, filters and links,
+the replies (a message posted as a placeholder and then edited into the answer, or the slash command's
+response_url), apologies and notices, and the de-duplication of Events API deliveries."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import chat, messages
+from bot.settings import Settings
+from bot.slack_blocks import Block, text_blocks
+from retrieval import events
+
+log = logging.getLogger(__name__)
+PLATFORM = "slack"
+Notify = Callable[[str], Awaitable[Any]]
+Delivery = tuple[str | None, str]  # the Events API event id (None outside events) and the retry number
+
+
+@dataclass(frozen=True)
+class SlackConfig:
+    """The adapter's knobs (from Settings)."""
+
+    visibility: str = "channel"  # /runbook answers: "channel" or "ephemeral" (with a share button)
+    allowed_channels: frozenset[str] = frozenset()  # empty: every channel; DMs are always allowed
+    channel_sources: Mapping[str, Sequence[str]] = field(default_factory=dict)  # channel -> sources; "*" default
+    source_links: Mapping[str, str] = field(default_factory=dict)  # source -> base URL of its links
+    alert_filters: tuple[str, ...] = ()  # alert labels used as strict filters (service, environment)
+    answer_bots: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SlackConfig:
+        """The Slack block of the settings."""
+        return cls(visibility=settings.slack_answer_visibility,
+                   allowed_channels=frozenset(settings.slack_allowed_channels),
+                   channel_sources=dict(settings.slack_channel_sources),
+                   source_links=dict(settings.slack_source_links),
+                   alert_filters=tuple(settings.slack_alert_filters), answer_bots=settings.slack_answer_bots)
+
+
+class Deps(chat.ChatDeps[SlackConfig]):
+    """What the listeners need; Bolt hands it to them through `context["deps"]`."""
+
+    def refusal(self, user: str | None, channel: str) -> str | None:
+        """Why a question may not go ahead here and now (allow-list, rate limits), or None."""
+        if not is_dm(channel) and self.config.allowed_channels and channel not in self.config.allowed_channels:
+            return messages.SLACK_CHANNEL_NOT_ALLOWED
+        decision = self.limiter.check(user, None if is_dm(channel) else channel)
+        if not decision.allowed:
+            scope = messages.SLACK_SCOPE_USER if decision.scope == "user" else messages.SLACK_SCOPE_CHANNEL
+            return messages.SLACK_RATE_LIMITED.format(scope=scope, seconds=max(1, round(decision.retry_after_s)))
+        return None
+
+
+def is_dm(channel: str) -> bool:
+    """True for a direct message channel."""
+    return channel.startswith("D")
+
+
+# --- Replies: a placeholder first, then the answer in its place --------------------------------------------------
+
+
+class MessageReply(chat.PlaceholderReply[tuple[list[Block], str]]):
+    """A message the bot posts (in a thread, a channel or a DM) and then edits into the answer."""
+
+    def __init__(self, deps: Deps, client: AsyncWebClient, channel: str, thread_ts: str | None = None) -> None:
+        super().__init__(deps, PLATFORM, channel, thread_ts)
+        self.client = client
+
+    async def placeholder(self, blocks: list[Block]) -> None:
+        """Post the "Searching runbooks..." message."""
+        await self._placeholder((blocks, messages.SLACK_SEARCHING))
+
+    async def show(self, blocks: list[Block], text: str, answer_id: int | None = None) -> None:
+        """Replace the placeholder with `blocks` (or post them when there is none)."""
+        await self._show((blocks, text), answer_id)
+
+    async def _post(self, content: tuple[list[Block], str]) -> str | None:
+        blocks, text = content
+        resp = await self.client.chat_postMessage(channel=self.conversation, thread_ts=self.thread, blocks=blocks,
+                                                  text=text)
+        return resp["ts"]
+
+    async def _edit(self, message_id: str, content: tuple[list[Block], str]) -> None:
+        blocks, text = content
+        await self.client.chat_update(channel=self.conversation, ts=message_id, blocks=blocks, text=text)
+
+
+class ResponseUrlReply:
+    """A reply through the slash command's response_url: ephemeral, or visible where the bot is no member."""
+
+    def __init__(self, respond: Callable[..., Awaitable[Any]], *, ephemeral: bool, shown: bool = False) -> None:
+        self.respond = respond
+        self.response_type = "ephemeral" if ephemeral else "in_channel"
+        self.shown = shown  # a placeholder is showing (the ack itself can be one)
+
+    async def placeholder(self, blocks: list[Block]) -> None:
+        """Show the placeholder."""
+        await self.respond(blocks=blocks, text=messages.SLACK_SEARCHING, response_type=self.response_type)
+        self.shown = True
+
+    async def show(self, blocks: list[Block], text: str, answer_id: int | None = None) -> None:
+        """Replace the placeholder with the answer."""
+        await self.respond(blocks=blocks, text=text, response_type=self.response_type, replace_original=self.shown)
+        self.shown = True
+
+
+Reply = MessageReply | ResponseUrlReply
+
+
+# --- Apologies and notices -----------------------------------------------------------------------------------------
+
+
+def apology(exc: BaseException, what: str = "answering") -> str:
+    """The apology for a failure, which is logged with a reference the user can quote."""
+    return chat.apology(exc, what, platform=PLATFORM, database_down=messages.SLACK_DATABASE_DOWN,
+                        unexpected=messages.SLACK_APOLOGY)
+
+
+async def apologise(reply: Reply, exc: BaseException, fallback: Notify | None = None) -> None:
+    """A short apology in place of the placeholder; if even that fails, through `fallback`."""
+    text = apology(exc)
+    try:
+        await reply.show(text_blocks(text), text)
+        return
+    except Exception:
+        log.exception("slack: could not post the apology where the question was asked")
+    if fallback is not None:
+        await quietly(fallback(text))
+
+
+async def quietly(work: Awaitable[Any]) -> None:
+    """Await a best-effort step (a notice, a bookkeeping write); a failure is logged, not raised."""
+    await chat.quietly(work, PLATFORM)
+
+
+async def tell(client: AsyncWebClient, channel: str, user: str | None, thread_ts: str | None, text: str) -> None:
+    """A short notice only the user sees (a normal message in a DM)."""
+    if is_dm(channel) or not user:
+        await client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text)
+    else:
+        await client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text=text)
+
+
+def ephemeral_notice(respond: Any) -> Notify:
+    """A notice through an interaction's response_url that only the user sees, leaving the message as it is."""
+    return lambda text: respond(text=text, response_type="ephemeral", replace_original=False)
+
+
+# --- Events API deliveries -----------------------------------------------------------------------------------------
+
+
+def delivery_of(body: Mapping[str, Any], request: AsyncBoltRequest) -> Delivery:
+    """The event id and the retry number of this delivery (X-Slack-Retry-Num, "0" for the first)."""
+    retry = (request.headers.get("x-slack-retry-num") or ["0"])[0]
+    return body.get("event_id"), retry
+
+
+async def claimed(deps: Deps, delivery: Delivery) -> bool:
+    """True if this delivery is the one to handle (a retry of a claimed event is not)."""
+    event_id, retry = delivery
+    if event_id and not await events.claim_event(deps.pool, PLATFORM, event_id):
+        log.info("slack: event %s already handled; dropping delivery (retry %s)", event_id, retry)
+        return False
+    return True
