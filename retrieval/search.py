@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import re
@@ -24,7 +25,24 @@ from retrieval.feedback_model import FeedbackModel, apply_feedback
 
 log = logging.getLogger(__name__)
 QueryKind = Literal["lexical", "dense", "neutral"]
-_CANDIDATES_SQL = (resources.files("retrieval") / "sql" / "candidates.sql").read_text(encoding="utf-8")
+
+
+def _sql_parts(text: str) -> dict[str, str]:
+    """The `-- @part name` sections of a SQL file."""
+    parts: dict[str, str] = {}
+    for chunk in re.split(r"^-- @part ", text, flags=re.MULTILINE)[1:]:
+        name, _, body = chunk.partition("\n")
+        parts[name.strip()] = body
+    return parts
+
+
+_PARTS = _sql_parts((resources.files("retrieval") / "sql" / "candidates.sql").read_text(encoding="utf-8"))
+CANDIDATES_SQL = {  # which legs -> the statement's text
+    legs: "".join(_PARTS[p] for p in ("head", *parts, "tail"))
+    for legs, parts in {
+        "hybrid": ("lexical", "dense", "both"), "lexical": ("lexical", "lexical_only"), "dense": ("dense", "dense_only"),
+    }.items()
+}
 
 
 @dataclass(frozen=True)
@@ -63,6 +81,7 @@ class SearchConfig:
     rerank_depth: int = 20  # fused hits the reranker re-scores (after dedupe)
     rerank_weight: float = 0.5  # the reranker's share of the head's final order, 0..1
     legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
+    parallel_legs: bool = True  # hybrid: each leg on its own connection, at once (two cores)
 
 
 @dataclass
@@ -165,45 +184,68 @@ async def fetch_candidates(
     filters: SearchFilters | None,
     config: SearchConfig,
 ) -> tuple[list[ScoredChunk], float, dict[str, float]]:
-    """Both legs' candidates in one round trip; returns hits, the query's idf mass and timings."""
-    import json
-
+    """Both legs' candidates (one statement, or one per leg at once); returns hits, the query's idf
+    mass and timings."""
     from retrieval import lexical
 
     t0 = time.perf_counter()
-    vector: Any = [0.0] * embedder.dim  # the lexical leg alone skips the dense one (LIMIT 0)
+    vector: Any = None
     if config.legs != "lexical":
         vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
     t1 = time.perf_counter()
-    terms, weights = query_weights(query)
-    if config.legs == "dense":
-        terms, weights = [], []
+    terms, weights = query_weights(query)  # the dense leg too: its rows carry the query's idf mass
     unfiltered = filters is None or filters.is_empty()
     budget = lexical.query_budget(config.per_term, len(terms), filtered=not unfiltered)
-    async with pool.connection() as conn:
-        version = await store.active_index(conn)
-        if version is None:
-            return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": 0.0}
-        statement = sql.SQL(_CANDIDATES_SQL).format(  # type: ignore[arg-type]
-            dim=sql.Literal(version.dim), version=sql.Literal(version.id), filter=filter_clause(filters),
-            unfiltered=sql.Literal(unfiltered), levels=sql.Literal(lexical.IMPACT_LEVELS),
-        )
-        params = {
-            "terms": terms, "weights": weights, "vector": vector, "per_term": config.per_term,
-            "budget": budget, "max_block": budget // lexical.BLOCK_SIZE, "pool": config.pool,
-            "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL),
-            "dense_pool": 0 if config.legs == "lexical" else config.pool,
-        }
-        # Prepared: parsed once per connection, planned every time (db.SESSION_SETTINGS).
-        rows = await (await conn.execute(statement, params, prepare=True)).fetchall()
+    params = {
+        "terms": terms, "weights": weights, "vector": vector, "per_term": config.per_term,
+        "budget": budget, "max_block": budget // lexical.BLOCK_SIZE, "pool": config.pool,
+        "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL), "dense_pool": config.pool,
+    }
+    if config.legs == "hybrid" and config.parallel_legs:
+        parts = await asyncio.gather(*(_candidate_rows(pool, legs, filters, params) for legs in ("lexical", "dense")))
+        rows = _merge_legs(*parts)
+    else:
+        rows = await _candidate_rows(pool, config.legs, filters, params)
     t2 = time.perf_counter()
+    if rows is None:  # no active index yet
+        return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": (t2 - t1) * 1000}
     # Metadata comes as JSON text, decoded once per distinct value (a document's chunks share it).
     decoded = {text: json.loads(text) for text in {row[i] for row in rows for i in (8, 11)}}
     hits = [_hit((*row[:8], decoded[row[8]], *row[9:11], decoded[row[11]], *row[12:])) for row in rows]
-    if config.legs == "lexical":
-        hits = [replace(h, dense_rank=None, dense_score=None) for h in hits if h.lexical_rank]
     query_idf = float(rows[0][-1]) if rows else 0.0
     return hits, query_idf, {"embed": (t1 - t0) * 1000, "sql": (t2 - t1) * 1000}
+
+
+async def _candidate_rows(
+    pool: AsyncConnectionPool, legs: str, filters: SearchFilters | None, params: dict[str, Any]
+) -> list[tuple[Any, ...]] | None:
+    """One candidates statement (both legs or one); None when there is no active index."""
+    from retrieval import lexical
+
+    unfiltered = filters is None or filters.is_empty()
+    async with pool.connection() as conn:
+        version = await store.active_index(conn)
+        if version is None:
+            return None
+        statement = sql.SQL(CANDIDATES_SQL[legs]).format(  # type: ignore[arg-type]
+            dim=sql.Literal(version.dim), version=sql.Literal(version.id), filter=filter_clause(filters),
+            unfiltered=sql.Literal(unfiltered), levels=sql.Literal(lexical.IMPACT_LEVELS),
+        )
+        # Prepared: parsed once per connection, planned every time (db.SESSION_SETTINGS).
+        return await (await conn.execute(statement, params, prepare=True)).fetchall()
+
+
+def _merge_legs(
+    lexical_rows: list[tuple[Any, ...]] | None, dense_rows: list[tuple[Any, ...]] | None
+) -> list[tuple[Any, ...]] | None:
+    """One row per chunk from the two legs' rows (columns 15-16: lexical rank and score, 17-18: dense)."""
+    if lexical_rows is None or dense_rows is None:
+        return None
+    merged = {row[0]: row for row in lexical_rows}
+    for row in dense_rows:
+        seen = merged.get(row[0])
+        merged[row[0]] = row if seen is None else (*seen[:17], row[17], row[18], seen[19])
+    return list(merged.values())
 
 
 def _hit(row: Sequence[Any]) -> ScoredChunk:

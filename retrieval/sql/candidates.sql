@@ -1,6 +1,10 @@
--- Hybrid candidates in one round trip: BM25 and pgvector HNSW cosine (halfvec), both under the
--- same metadata filter, full-joined with each leg's rank and score. See retrieval/lexical.py for
--- the postings layout.
+-- Hybrid candidates: BM25 and pgvector HNSW cosine (halfvec), both under the same metadata filter,
+-- with each leg's rank and score. See retrieval/lexical.py for the postings layout.
+--
+-- retrieval/search.py assembles the statement from the `-- @part` sections: head + lexical + dense
+-- + both + tail runs both legs in one round trip (full-joined); head + lexical + lexical_only +
+-- tail and head + dense + dense_only + tail run one leg each, which the search sends on two
+-- connections at once and merges (the legs then run on two cores).
 --
 -- The lexical leg reads score-at-a-time: every block of every query term, the highest upper bound
 -- (idf x the block's best impact) first, until %(budget)s postings are read (plus the delta's
@@ -10,7 +14,7 @@
 -- {dim}, {version}, {filter}, {unfiltered} and {levels} are filled in by retrieval/search.py (literals and a
 -- composed clause). Without filters the postings are read without any join ({unfiltered} is true
 -- and the planner drops the `allowed` set); with filters, postings are checked against `allowed`.
--- %(dense_pool)s is 0 when only the lexical leg is wanted.
+-- @part head
 WITH stats AS (
     SELECT chunk_count, k1, b, avgdl_indexed, (k1 + 1) / {levels} AS unit FROM lexical_stats
 ),
@@ -28,6 +32,7 @@ query_terms AS (
     CROSS JOIN stats s
     WHERE t.df > 0
 ),
+-- @part lexical
 block_order AS (
     -- From the primary key alone (it covers max_impact and postings). A term's block k can only be
     -- reached after its k full blocks before it, so no block past %(max_block)s is ever read.
@@ -38,11 +43,16 @@ block_order AS (
 ),
 postings AS (
     -- In units of the stored int2 impacts (x stats.unit gives BM25); chunk ids stay int4 here.
-    SELECT u.chunk_id, o.idf * u.q AS part
-    FROM block_order o
-    JOIN lexical_blocks b ON b.term_id = o.term_id AND b.block_no = o.block_no
-    CROSS JOIN LATERAL unnest(b.chunk_ids, b.impacts) AS u(chunk_id, q)
-    WHERE o.read_before < %(budget)s AND ({unfiltered} OR u.chunk_id IN (SELECT id FROM allowed))
+    SELECT u.chunk_id, u.part
+    FROM (
+        -- Set-returning functions in the select list stream (ProjectSet); in FROM they would
+        -- first be copied into a tuplestore per block.
+        SELECT unnest(b.chunk_ids) AS chunk_id, o.idf * unnest(b.impacts) AS part
+        FROM block_order o
+        JOIN lexical_blocks b ON b.term_id = o.term_id AND b.block_no = o.block_no
+        WHERE o.read_before < %(budget)s
+    ) u
+    WHERE {unfiltered} OR u.chunk_id IN (SELECT id FROM allowed)
     UNION ALL
     SELECT d.chunk_id::integer, q.idf * d.impact / s.unit
     FROM query_terms q
@@ -64,13 +74,16 @@ lexical_candidates AS (
     LIMIT %(candidates)s
 ),
 lexical AS (
+    -- Each candidate's tf of each query term, looked up in its sorted forward row (no unnest of
+    -- the whole row: a candidate holds ~70 distinct terms, a query a few of them).
     SELECT f.chunk_id,
-           sum(q.idf * u.tf * (s.k1 + 1) / (u.tf + s.k1 * (1 - s.b + s.b * f.length / s.avgdl_indexed))) AS score
+           sum(q.idf * x.tf * (s.k1 + 1) / (x.tf + s.k1 * (1 - s.b + s.b * f.length / s.avgdl_indexed))) AS score
     FROM lexical_candidates k
     JOIN lexical_chunk_terms f ON f.chunk_id = k.chunk_id
     CROSS JOIN stats s
-    CROSS JOIN LATERAL unnest(f.term_ids, f.tfs) AS u(term_id, tf)
-    JOIN query_terms q ON q.id = u.term_id
+    CROSS JOIN query_terms q
+    CROSS JOIN LATERAL (SELECT f.tfs[array_position(f.term_ids, q.id::integer)] AS tf) x
+    WHERE x.tf IS NOT NULL
     GROUP BY f.chunk_id
     ORDER BY score DESC
     LIMIT %(pool)s
@@ -78,6 +91,7 @@ lexical AS (
 lexical_ranked AS (
     SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC, chunk_id) AS rank FROM lexical
 ),
+-- @part dense
 dense AS (
     SELECT e.chunk_id, e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim}) AS distance
     FROM chunk_embeddings e
@@ -89,6 +103,7 @@ dense_ranked AS (
     SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank
     FROM dense
 ),
+-- @part both
 candidates AS (
     SELECT coalesce(l.chunk_id, v.chunk_id) AS chunk_id,
            l.rank AS lexical_rank, l.score AS lexical_score,
@@ -96,6 +111,19 @@ candidates AS (
     FROM lexical_ranked l
     FULL JOIN dense_ranked v ON v.chunk_id = l.chunk_id
 )
+-- @part lexical_only
+candidates AS (
+    SELECT chunk_id, rank AS lexical_rank, score AS lexical_score, NULL::bigint AS dense_rank,
+           NULL::double precision AS dense_score
+    FROM lexical_ranked
+)
+-- @part dense_only
+candidates AS (
+    SELECT chunk_id, NULL::bigint AS lexical_rank, NULL::double precision AS lexical_score,
+           rank AS dense_rank, score AS dense_score
+    FROM dense_ranked
+)
+-- @part tail
 SELECT c.id, c.document_id, c.section_id, c.position, c.heading_path, c.text, c.text_hash,
        c.token_count, c.metadata::text, d.path, d.title, d.metadata::text, d.updated_at, src.name,
        src.base_url, k.lexical_rank, k.lexical_score, k.dense_rank, k.dense_score,

@@ -73,6 +73,20 @@ async def test_each_legs_rank_and_score_are_visible(pool, embedder, runbooks: Pa
     assert all(h.lexical_rank is None and h.dense_rank for h in dense_only.chunks)
 
 
+@pytest.mark.parametrize("filters", [None, SearchFilters(services=("platform",))])
+async def test_legs_on_two_connections_equal_one_statement(pool, embedder, runbooks: Path, filters) -> None:
+    await _ingest(pool, embedder, runbooks)
+    for query in ("redis maxmemory evictions", "disk full on /var/lib/docker", "why is the queue backing up"):
+        parallel = await hybrid_search(pool, embedder, query, k=8, filters=filters)
+        one = await hybrid_search(pool, embedder, query, k=8, filters=filters,
+                                  config=SearchConfig(parallel_legs=False))
+        assert parallel.chunks, query
+        seen = [(h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in parallel.chunks]
+        assert seen == [(h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in one.chunks]
+        assert any(h.lexical_rank and h.dense_rank for h in parallel.chunks), "rows of both legs are merged"
+        assert parallel.confidence == pytest.approx(one.confidence)
+
+
 async def test_metadata_filters_restrict_results_and_still_fill_k(pool, embedder, runbooks: Path) -> None:
     await _ingest(pool, embedder, runbooks)
     # The query matches other runbooks far better; the filter must still return k rows of platform's.
