@@ -84,6 +84,15 @@ class SearchConfig:
     parallel_legs: bool = True  # hybrid: each leg on its own connection, at once (two cores)
 
 
+@dataclass(frozen=True)
+class QueryMass:
+    """The query's summed idf: over the terms the index knows, and over plain words it does not
+    (counted at the highest idf: "printer" in a corpus that never says it)."""
+
+    known: float = 0.0
+    unknown: float = 0.0
+
+
 @dataclass
 class ScoredChunk:
     """A search hit with every leg's rank and score visible for debugging."""
@@ -156,6 +165,17 @@ def query_weights(query: str) -> tuple[list[str], list[float]]:
     return terms, [1.0 + math.log(counts[t]) for t in terms]
 
 
+def plain_terms(query: str) -> list[str]:
+    """Analyzed terms of the query's plain words: letters only, written as words are (disk, Disk,
+    DISK), not parts of a name (KubePodCrashLooping, web-01, postgres_service)."""
+    words = (w.strip(_PUNCTUATION) for w in query.split())
+    plain = [w for w in words if w.isalpha() and (w.islower() or w.isupper() or w.istitle())]
+    return sorted(set(analyze(" ".join(plain))))
+
+
+_PUNCTUATION = ".,;:!?()[]{}\"'`<>*"
+
+
 def filter_clause(filters: SearchFilters | None) -> sql.Composable:
     """The WHERE fragment for metadata pre-filters (on d = documents, src = sources)."""
     if filters is None or filters.is_empty():
@@ -171,8 +191,13 @@ def filter_clause(filters: SearchFilters | None) -> sql.Composable:
                 )
             )
     if filters.tags:
+        # Front matter keeps tags as written: any case, a list or a single string.
         parts.append(
-            sql.SQL("d.metadata->'tags' ?| {}").format(sql.Literal([t.lower() for t in filters.tags]))
+            sql.SQL(
+                "EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE jsonb_typeof(d.metadata->'tags')"
+                " WHEN 'array' THEN d.metadata->'tags' WHEN 'string' THEN jsonb_build_array(d.metadata->'tags')"
+                " ELSE '[]'::jsonb END) AS t(tag) WHERE lower(t.tag) = ANY({}))"
+            ).format(sql.Literal([t.lower() for t in filters.tags]))
         )
     return sql.SQL(" AND ").join(parts)
 
@@ -183,9 +208,9 @@ async def fetch_candidates(
     query: str,
     filters: SearchFilters | None,
     config: SearchConfig,
-) -> tuple[list[ScoredChunk], float, dict[str, float]]:
+) -> tuple[list[ScoredChunk], QueryMass, dict[str, float]]:
     """Both legs' candidates (one statement, or one per leg at once); returns hits, the query's idf
-    mass and timings."""
+    masses and timings."""
     from retrieval import lexical
 
     t0 = time.perf_counter()
@@ -200,6 +225,7 @@ async def fetch_candidates(
         "terms": terms, "weights": weights, "vector": vector, "per_term": config.per_term,
         "budget": budget, "max_block": budget // lexical.BLOCK_SIZE, "pool": config.pool,
         "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL), "dense_pool": config.pool,
+        "plain": plain_terms(query),
     }
     if config.legs == "hybrid" and config.parallel_legs:
         parts = await asyncio.gather(*(_candidate_rows(pool, legs, filters, params) for legs in ("lexical", "dense")))
@@ -208,12 +234,12 @@ async def fetch_candidates(
         rows = await _candidate_rows(pool, config.legs, filters, params)
     t2 = time.perf_counter()
     if rows is None:  # no active index yet
-        return [], 0.0, {"embed": (t1 - t0) * 1000, "sql": (t2 - t1) * 1000}
+        return [], QueryMass(), {"embed": (t1 - t0) * 1000, "sql": (t2 - t1) * 1000}
     # Metadata comes as JSON text, decoded once per distinct value (a document's chunks share it).
     decoded = {text: json.loads(text) for text in {row[i] for row in rows for i in (8, 11)}}
     hits = [_hit((*row[:8], decoded[row[8]], *row[9:11], decoded[row[11]], *row[12:])) for row in rows]
-    query_idf = float(rows[0][-1]) if rows else 0.0
-    return hits, query_idf, {"embed": (t1 - t0) * 1000, "sql": (t2 - t1) * 1000}
+    mass = QueryMass(float(rows[0][19]), float(rows[0][20])) if rows else QueryMass()
+    return hits, mass, {"embed": (t1 - t0) * 1000, "sql": (t2 - t1) * 1000}
 
 
 async def _candidate_rows(
@@ -238,19 +264,20 @@ async def _candidate_rows(
 def _merge_legs(
     lexical_rows: list[tuple[Any, ...]] | None, dense_rows: list[tuple[Any, ...]] | None
 ) -> list[tuple[Any, ...]] | None:
-    """One row per chunk from the two legs' rows (columns 15-16: lexical rank and score, 17-18: dense)."""
+    """One row per chunk from the two legs' rows (columns 15-16: lexical rank and score, 17-18: dense,
+    then the query's idf masses)."""
     if lexical_rows is None or dense_rows is None:
         return None
     merged = {row[0]: row for row in lexical_rows}
     for row in dense_rows:
         seen = merged.get(row[0])
-        merged[row[0]] = row if seen is None else (*seen[:17], row[17], row[18], seen[19])
+        merged[row[0]] = row if seen is None else (*seen[:17], row[17], row[18], *seen[19:])
     return list(merged.values())
 
 
 def _hit(row: Sequence[Any]) -> ScoredChunk:
     (cid, did, sid, pos, heading, text, text_hash, tokens, cmeta, path, title, dmeta, updated,
-     source, base_url, lrank, lscore, drank, dscore, _idf) = row
+     source, base_url, lrank, lscore, drank, dscore) = row[:19]
     return ScoredChunk(
         chunk_id=cid, document_id=did, section_id=sid, position=pos, document_path=path,
         document_title=title, source=source, heading_path=tuple(heading or ()), text=text,
@@ -291,7 +318,7 @@ async def hybrid_search(
         config = replace(config, lexical_weight=feedback.lexical_weight)
     kind = classify_query(query)
     t0 = time.perf_counter()
-    hits, query_idf, timings = await fetch_candidates(pool, embedder, query, filters, config)
+    hits, mass, timings = await fetch_candidates(pool, embedder, query, filters, config)
     ranking.fuse(hits, config, kind)
     ranking.apply_boosts(hits, query, config)
     if feedback is not None and not feedback.empty:
@@ -303,7 +330,7 @@ async def hybrid_search(
         t1 = time.perf_counter()
         hits = await _rerank(reranker, query, hits, config)
         timings["rerank"] = (time.perf_counter() - t1) * 1000
-    conf = ranking.confidence(hits, query, query_idf)
+    conf = ranking.confidence(hits, query, mass.known, mass.unknown)
     closest = list(dict.fromkeys(h.document_title for h in hits))[:3]
     top = ranking.merge_adjacent(hits[: max(k, 1) * 2])[:k]
     if token_budget is not None:

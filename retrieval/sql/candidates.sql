@@ -127,7 +127,12 @@ candidates AS (
 SELECT c.id, c.document_id, c.section_id, c.position, c.heading_path, c.text, c.text_hash,
        c.token_count, c.metadata::text, d.path, d.title, d.metadata::text, d.updated_at, src.name,
        src.base_url, k.lexical_rank, k.lexical_score, k.dense_rank, k.dense_score,
-       (SELECT coalesce(sum(q.idf), 0) FROM query_terms q) AS query_idf
+       (SELECT coalesce(sum(q.idf), 0) FROM query_terms q) AS query_idf,
+       (  -- the query's plain words that no runbook uses, at the highest idf (for the confidence)
+           SELECT coalesce(sum(ln(1 + (s.chunk_count + 0.5) / 0.5)), 0)
+           FROM unnest(%(plain)s::text[]) AS w(term) CROSS JOIN stats s
+           WHERE NOT EXISTS (SELECT 1 FROM lexical_terms t WHERE t.term = w.term AND t.df > 0)
+       ) AS unknown_idf
 FROM candidates k
 JOIN chunks c ON c.id = k.chunk_id
 JOIN documents d ON d.id = c.document_id

@@ -16,6 +16,7 @@ from retrieval.search import (
     fetch_parent_section,
     get_runbook,
     hybrid_search,
+    plain_terms,
 )
 
 
@@ -107,6 +108,19 @@ async def test_metadata_filters_restrict_results_and_still_fill_k(pool, embedder
     assert not await _nonempty(pool, embedder, "memory", SearchFilters(sources=("other",)))
 
 
+async def test_tag_filter_and_boost_ignore_case_and_accept_a_single_tag(pool, embedder, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("---\ntags: [Kubernetes, Storage]\n---\n# Volume full\n\nResize the volume claim.\n")
+    (tmp_path / "b.md").write_text("---\ntags: DATABASE\n---\n# Replica lag\n\nCheck the volume of writes.\n")
+    (tmp_path / "c.md").write_text("# Untagged\n\nThe volume is fine.\n")
+    await _ingest(pool, embedder, tmp_path)
+    by_tag = {tag: {h.document_path for h in (await hybrid_search(pool, embedder, "volume", k=5,
+                                                                  filters=SearchFilters(tags=(tag,)))).chunks}
+              for tag in ("kubernetes", "STORAGE", "database", "network")}
+    assert by_tag == {"kubernetes": {"a.md"}, "STORAGE": {"a.md"}, "database": {"b.md"}, "network": set()}
+    hits = (await hybrid_search(pool, embedder, "database volume", k=5)).chunks
+    assert {h.document_path: "tags" in h.boosts for h in hits} == {"a.md": False, "b.md": True, "c.md": False}
+
+
 async def _nonempty(pool, embedder, query: str, filters: SearchFilters) -> bool:  # type: ignore[no-untyped-def]
     return bool((await hybrid_search(pool, embedder, query, filters=filters)).chunks)
 
@@ -128,6 +142,20 @@ async def test_unrelated_query_is_not_confident_and_lists_closest_titles(pool, e
     assert not result.confident
     assert result.confidence < SearchConfig().min_confidence
     assert 1 <= len(result.closest_titles) <= 3
+
+
+async def test_a_question_that_shares_one_word_with_a_runbook_is_not_confident(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    for question in ("How do I renew the office printer toner?", "renew my passport", "printer is out of paper"):
+        result = await hybrid_search(pool, embedder, question)
+        assert not result.confident, (question, result.confidence)
+    for question in ("How do I renew the TLS certificate?", "disk full on /var/lib/docker"):
+        assert (await hybrid_search(pool, embedder, question)).confident, question
+
+
+def test_plain_terms_are_words_not_parts_of_names() -> None:
+    assert plain_terms("How do I renew the office PRINTER toner?") == ["offic", "printer", "renew", "toner"]
+    assert plain_terms("KubePodCrashLooping web-01 payments/api postgres_service 10.2.3.4 x2x9q") == []
 
 
 async def test_token_budget_keeps_the_best_hits_that_fit(pool, embedder, runbooks: Path) -> None:
