@@ -11,7 +11,8 @@ from typing import Any
 
 import yaml
 
-from retrieval.chunking import chunk_markdown, chunk_text, markdown_title
+from retrieval.blocks import markdown_title
+from retrieval.chunking import chunk_markdown, chunk_text
 from retrieval.converters import docx_markdown, html_to_markdown, pdf_text, rst_to_markdown
 from retrieval.models import MalformedDocument, ParsedDocument, UnsupportedFormat
 

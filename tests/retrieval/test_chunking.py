@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.chunking import chunk_markdown, chunk_text, markdown_title
+from retrieval.blocks import markdown_title
+from retrieval.chunking import chunk_markdown, chunk_text
 from retrieval.models import Chunk, Section
 from retrieval.tokens import count_tokens, token_weight
 
