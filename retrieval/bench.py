@@ -265,7 +265,9 @@ async def lexical_quality(pool: AsyncConnectionPool, embedder: Embedder, queries
 
     `top10_overlap_vs_exact` counts a hit as found when its (exact, re-scored) BM25 score reaches
     the exact 10th score: copies of one text tie exactly and any of them is as right as another.
-    `top10_id_overlap_vs_exact` is the stricter share of the same chunk ids.
+    `top10_id_overlap_vs_exact` is the stricter share of the same chunk ids, and
+    `top10_score_ratio_vs_exact` the summed exact scores of the returned top 10 over those of the
+    exact top 10 (near-copies of the best text score almost as high: the strict overlap misses them).
     """
     async def top(query: str, per_term: int) -> list[tuple[int, float]]:
         hits, _, _ = await fetch_candidates(pool, embedder, query, None, SearchConfig(legs="lexical", per_term=per_term))
@@ -273,7 +275,7 @@ async def lexical_quality(pool: AsyncConnectionPool, embedder: Embedder, queries
         return [(h.chunk_id, h.lexical_score or 0.0) for h in ranked]
 
     exact = {q: await top(q, EXACT) for q in queries}
-    by_score, by_id, p95 = {}, {}, {}
+    by_score, by_id, ratio, p95 = {}, {}, {}, {}
     for per_term in [*per_terms, EXACT]:
         found: dict[str, list[tuple[int, float]]] = {}
 
@@ -287,7 +289,10 @@ async def lexical_quality(pool: AsyncConnectionPool, embedder: Embedder, queries
         by_score[key] = _mean([sum(1 for _, s in found[q] if s >= exact[q][-1][1] * (1 - 1e-9)) / len(exact[q])
                                for q in scored])
         by_id[key] = _mean([len({c for c, _ in found[q]} & {c for c, _ in exact[q]}) / len(exact[q]) for q in scored])
-    return {"top10_overlap_vs_exact": by_score, "top10_id_overlap_vs_exact": by_id, "p95_ms_by_per_term": p95,
+        ratio[key] = _mean([sum(s for _, s in found[q]) / sum(s for _, s in exact[q]) for q in scored
+                            if sum(s for _, s in exact[q]) > 0])
+    return {"top10_overlap_vs_exact": by_score, "top10_id_overlap_vs_exact": by_id,
+            "top10_score_ratio_vs_exact": ratio, "p95_ms_by_per_term": p95,
             "budget_by_per_term": {str(p): lexical.query_budget(p, lexical.BUDGET_TERMS) for p in per_terms}}
 
 

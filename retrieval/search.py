@@ -40,9 +40,10 @@ _PARTS = _sql_parts((resources.files("retrieval") / "sql" / "candidates.sql").re
 CANDIDATES_SQL = {  # which legs -> the statement's text
     legs: "".join(_PARTS[p] for p in ("head", *parts, "tail"))
     for legs, parts in {
-        "hybrid": ("lexical", "dense", "both"), "lexical": ("lexical", "lexical_only"), "dense": ("dense", "dense_only"),
+        "both": ("lexical", "dense", "both"), "lexical": ("lexical", "lexical_only"), "dense": ("dense", "dense_only"),
     }.items()
 }
+_in_flight = 0  # searches in progress in this process (see fetch_candidates)
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class SearchConfig:
     rerank_depth: int = 20  # fused hits the reranker re-scores (after dedupe)
     rerank_weight: float = 0.5  # the reranker's share of the head's final order, 0..1
     legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
-    parallel_legs: bool = True  # hybrid: each leg on its own connection, at once (two cores)
+    parallel_legs: bool = True  # hybrid: each leg on its own connection, at once, when no other search runs
 
 
 @dataclass(frozen=True)
@@ -227,11 +228,18 @@ async def fetch_candidates(
         "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL), "dense_pool": config.pool,
         "plain": plain_terms(query),
     }
-    if config.legs == "hybrid" and config.parallel_legs:
-        parts = await asyncio.gather(*(_candidate_rows(pool, legs, filters, params) for legs in ("lexical", "dense")))
-        rows = _merge_legs(*parts)
-    else:
-        rows = await _candidate_rows(pool, config.legs, filters, params)
+    global _in_flight
+    _in_flight += 1
+    try:
+        # Two statements at once only while no other search runs here: under concurrent searches
+        # the cores are busy anyway, and one statement costs less (bench: 8 clients).
+        if config.legs == "hybrid" and config.parallel_legs and _in_flight == 1:
+            parts = await asyncio.gather(*(_candidate_rows(pool, legs, filters, params) for legs in ("lexical", "dense")))
+            rows = _merge_legs(*parts)
+        else:
+            rows = await _candidate_rows(pool, "both" if config.legs == "hybrid" else config.legs, filters, params)
+    finally:
+        _in_flight -= 1
     t2 = time.perf_counter()
     if rows is None:  # no active index yet
         return [], QueryMass(), {"embed": (t1 - t0) * 1000, "sql": (t2 - t1) * 1000}

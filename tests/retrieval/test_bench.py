@@ -74,6 +74,8 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     assert 0.8 <= out["hnsw_recall_at_10_by_id"] <= out["hnsw_recall_at_10"] <= 1.0
     overlap = out["lexical"]["top10_overlap_vs_exact"]
     assert overlap["exact"] == 1.0 and 0 < overlap["250"] <= 1.0 and overlap["2000"] >= overlap["250"]
+    ratio = out["lexical"]["top10_score_ratio_vs_exact"]
+    assert ratio["exact"] == 1.0 and 0 < ratio["250"] <= ratio["2000"] + 0.05 and ratio["2000"] <= 1.000001
     assert out["postings"] > out["chunks"] * 10 and out["vocabulary"] > 1000
     per_posting = out["bytes_per_posting"]
     assert 0 < per_posting["blocks"] < out["rows_table"]["bytes_per_posting"]

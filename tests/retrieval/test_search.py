@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,12 @@ async def test_legs_on_two_connections_equal_one_statement(pool, embedder, runbo
         assert seen == [(h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in one.chunks]
         assert any(h.lexical_rank and h.dense_rank for h in parallel.chunks), "rows of both legs are merged"
         assert parallel.confidence == pytest.approx(one.confidence)
+    # Concurrent searches take the one-statement path (the cores are busy anyway): same results.
+    queries = ["redis maxmemory evictions", "disk full on /var/lib/docker", "kafka consumer lag"]
+    alone = [await hybrid_search(pool, embedder, q, k=5, filters=filters) for q in queries]
+    together = await asyncio.gather(*(hybrid_search(pool, embedder, q, k=5, filters=filters) for q in queries))
+    for a, b in zip(alone, together):
+        assert [(h.chunk_id, round(h.score, 9)) for h in a.chunks] == [(h.chunk_id, round(h.score, 9)) for h in b.chunks]
 
 
 async def test_metadata_filters_restrict_results_and_still_fill_k(pool, embedder, runbooks: Path) -> None:
