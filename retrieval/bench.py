@@ -213,8 +213,8 @@ async def leg_latencies(
 ) -> dict[str, Any]:
     """p50/p95/p99 of the lexical leg, the dense leg and the fused search at each client count."""
     out: dict[str, Any] = {}
-    variants = (("lexical", "lexical", True), ("dense", "dense", True), ("hybrid", "fused", True),
-                ("hybrid", "fused_one_statement", False))  # both legs in one statement, one after the other
+    variants = (("lexical", "lexical", False), ("dense", "dense", False), ("hybrid", "fused", False),
+                ("hybrid", "fused_parallel_legs", True))  # each leg on its own connection, at once
     for leg, name, parallel in variants:
         config = SearchConfig(legs=leg, parallel_legs=parallel)  # type: ignore[arg-type]
 

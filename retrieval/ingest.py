@@ -206,6 +206,9 @@ async def _ingest_locked(
         t0 = time.perf_counter()
         if await lexical.refresh_impacts(conn):
             summary.timed("lexical_refresh", time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    if await store.analyze_if_changed(pool, summary.chunks_written + len(summary.deleted)):
+        summary.timed("analyze", time.perf_counter() - t0)
     details = {"skipped": summary.skipped, "failed": summary.failed, "stages": summary.stage_seconds}
     async with pool.connection() as conn:
         await store.finish_run(conn, run_id, summary.counts(), details)

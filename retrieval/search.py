@@ -82,7 +82,9 @@ class SearchConfig:
     rerank_depth: int = 20  # fused hits the reranker re-scores (after dedupe)
     rerank_weight: float = 0.5  # the reranker's share of the head's final order, 0..1
     legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
-    parallel_legs: bool = True  # hybrid: each leg on its own connection, at once, when no other search runs
+    # Hybrid: each leg on its own connection, at once, when no other search runs in the process.
+    # Off by default: ~2.5 ms faster at 100k chunks, none at 1M, ~2 ms slower on small corpora.
+    parallel_legs: bool = False
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval import ranking
+from retrieval import ranking, store
 from retrieval.ingest import IngestOptions, ingest
 from retrieval.search import (
     ScoredChunk,
@@ -79,20 +79,30 @@ async def test_each_legs_rank_and_score_are_visible(pool, embedder, runbooks: Pa
 async def test_legs_on_two_connections_equal_one_statement(pool, embedder, runbooks: Path, filters) -> None:
     await _ingest(pool, embedder, runbooks)
     for query in ("redis maxmemory evictions", "disk full on /var/lib/docker", "why is the queue backing up"):
-        parallel = await hybrid_search(pool, embedder, query, k=8, filters=filters)
-        one = await hybrid_search(pool, embedder, query, k=8, filters=filters,
-                                  config=SearchConfig(parallel_legs=False))
+        parallel = await hybrid_search(pool, embedder, query, k=8, filters=filters,
+                                       config=SearchConfig(parallel_legs=True))
+        one = await hybrid_search(pool, embedder, query, k=8, filters=filters)
         assert parallel.chunks, query
         seen = [(h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in parallel.chunks]
         assert seen == [(h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in one.chunks]
         assert any(h.lexical_rank and h.dense_rank for h in parallel.chunks), "rows of both legs are merged"
         assert parallel.confidence == pytest.approx(one.confidence)
-    # Concurrent searches take the one-statement path (the cores are busy anyway): same results.
+    # Concurrent searches take the one-statement path even when asked for parallel legs: same results.
     queries = ["redis maxmemory evictions", "disk full on /var/lib/docker", "kafka consumer lag"]
     alone = [await hybrid_search(pool, embedder, q, k=5, filters=filters) for q in queries]
-    together = await asyncio.gather(*(hybrid_search(pool, embedder, q, k=5, filters=filters) for q in queries))
+    together = await asyncio.gather(*(hybrid_search(pool, embedder, q, k=5, filters=filters,
+                                                    config=SearchConfig(parallel_legs=True)) for q in queries))
     for a, b in zip(alone, together):
         assert [(h.chunk_id, round(h.score, 9)) for h in a.chunks] == [(h.chunk_id, round(h.score, 9)) for h in b.chunks]
+
+
+async def test_a_first_ingest_leaves_planner_statistics(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    async with pool.connection() as conn:
+        rows = await (await conn.execute(
+            "SELECT relname, last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL FROM pg_stat_user_tables"
+            " WHERE relname = ANY(%s)", (list(store.SEARCH_TABLES),))).fetchall()
+    assert dict(rows) == {t: True for t in store.SEARCH_TABLES}
 
 
 async def test_metadata_filters_restrict_results_and_still_fill_k(pool, embedder, runbooks: Path) -> None:
