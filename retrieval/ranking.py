@@ -47,7 +47,7 @@ def document_keys(hit: ScoredChunk) -> frozenset[str]:
     return _document_keys(hit.document_title, hit.document_path, tuple(str(a) for a in alerts if a))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=65536)  # per document; sized for collections of tens of thousands
 def _document_keys(title: str, path: str, alerts: tuple[str, ...]) -> frozenset[str]:
     keys = {_norm(title), _norm(PurePosixPath(path).stem), *(_norm(a) for a in alerts)}
     return frozenset(k for k in keys if len(k) >= 6)
@@ -70,7 +70,7 @@ def strip_instances(query: str) -> str:
     return " ".join(t for t in query.split() if not _is_instance(t.strip("()[]{},;\"'")))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=65536)  # per document; sized for collections of tens of thousands
 def name_terms(path: str) -> frozenset[str]:
     """Analyzed terms of a document's file stem and parent folder (the folder's parent for a README)."""
     parts = PurePosixPath(path).parts
