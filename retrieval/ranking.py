@@ -262,7 +262,8 @@ def confidence_features(
     hits: Sequence[ScoredChunk], query: str, query_idf: float, unknown_idf: float = 0.0
 ) -> dict[str, float]:
     """The abstention model's inputs: lexical coverage, dense similarity, agreement, names, margin,
-    and the share of the query's idf mass in words no runbook uses (`unknown_idf`)."""
+    and the share of the query's idf mass in words no runbook uses (`unknown_idf`, counted for
+    typed questions only: see search.plain_terms)."""
     top = hits[0]
     ceiling = query_idf * K1_PLUS_1
     lex_top = min((h for h in hits if h.lexical_rank), key=lambda h: h.lexical_rank or 0, default=None)
@@ -277,17 +278,8 @@ def confidence_features(
         "named": float("name_match" in top.boosts),
         "path": name_coverage(top, frozenset(analyze(query))),
         "margin": top.score - second,
-        "unknown": unknown_idf / (query_idf + unknown_idf) if unknown_idf and _typed(query) else 0.0,
+        "unknown": unknown_idf / (query_idf + unknown_idf) if unknown_idf else 0.0,
     }
-
-
-TYPED_WORDS = 12
-
-
-def _typed(query: str) -> bool:
-    """A question someone typed, not a pasted alert: every word of it was chosen, so a word no runbook
-    uses says the question is about something else. (A pasted alert is full of label values.)"""
-    return len(query.split()) <= TYPED_WORDS
 
 
 def confidence(hits: Sequence[ScoredChunk], query: str, query_idf: float, unknown_idf: float = 0.0) -> float:

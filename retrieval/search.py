@@ -169,14 +169,18 @@ def query_weights(query: str) -> tuple[list[str], list[float]]:
 
 
 def plain_terms(query: str) -> list[str]:
-    """Analyzed terms of the query's plain words: letters only, written as words are (disk, Disk,
-    DISK), not parts of a name (KubePodCrashLooping, web-01, postgres_service)."""
+    """Analyzed terms of a typed question's plain words: letters only, written as words are (disk,
+    Disk, DISK), not parts of a name (KubePodCrashLooping, web-01, postgres_service). A question of
+    more than TYPED_WORDS words is a pasted alert, full of label values: none of its words count."""
+    if len(query.split()) > TYPED_WORDS:
+        return []
     words = (w.strip(_PUNCTUATION) for w in query.split())
     plain = [w for w in words if w.isalpha() and (w.islower() or w.isupper() or w.istitle())]
     return sorted(set(analyze(" ".join(plain))))
 
 
 _PUNCTUATION = ".,;:!?()[]{}\"'`<>*"
+TYPED_WORDS = 12  # a question someone typed: every word of it was chosen
 
 
 def filter_clause(filters: SearchFilters | None) -> sql.Composable:

@@ -173,6 +173,7 @@ async def test_a_question_that_shares_one_word_with_a_runbook_is_not_confident(p
 def test_plain_terms_are_words_not_parts_of_names() -> None:
     assert plain_terms("How do I renew the office PRINTER toner?") == ["offic", "printer", "renew", "toner"]
     assert plain_terms("KubePodCrashLooping web-01 payments/api postgres_service 10.2.3.4 x2x9q") == []
+    assert plain_terms("disk " * 13) == [], "a pasted alert's words do not count"
 
 
 async def test_token_budget_keeps_the_best_hits_that_fit(pool, embedder, runbooks: Path) -> None:
