@@ -213,8 +213,10 @@ async def leg_latencies(
 ) -> dict[str, Any]:
     """p50/p95/p99 of the lexical leg, the dense leg and the fused search at each client count."""
     out: dict[str, Any] = {}
-    variants = (("lexical", "lexical", False), ("dense", "dense", False), ("hybrid", "fused", False),
-                ("hybrid", "fused_parallel_legs", True))  # each leg on its own connection, at once
+    # "fused" is the bot's search (each leg on its own connection, at once, when alone);
+    # "fused_one_statement" runs both legs in one statement, as concurrent searches do.
+    variants = (("lexical", "lexical", False), ("dense", "dense", False), ("hybrid", "fused", True),
+                ("hybrid", "fused_one_statement", False))
     for leg, name, parallel in variants:
         config = SearchConfig(legs=leg, parallel_legs=parallel)  # type: ignore[arg-type]
 

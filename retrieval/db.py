@@ -6,9 +6,9 @@ import logging
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 import warnings
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -195,6 +195,19 @@ async def _configure(conn: psycopg.AsyncConnection) -> None:
     for name, value in SESSION_SETTINGS.items():
         await conn.execute("SELECT set_config(%s, %s, false)", (name, value))
     await conn.commit()
+
+
+@asynccontextmanager
+async def autocommit_connection(pool: AsyncConnectionPool) -> AsyncIterator[psycopg.AsyncConnection]:
+    """A pooled connection for read-only statements, in autocommit: no BEGIN and no COMMIT round
+    trip around them. It goes back to the pool transactional, as every other user expects it."""
+    async with pool.connection() as conn:
+        await conn.set_autocommit(True)
+        try:
+            yield conn
+        finally:
+            if not conn.broken:
+                await conn.set_autocommit(False)
 
 
 async def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> AsyncConnectionPool:

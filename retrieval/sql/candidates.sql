@@ -74,17 +74,20 @@ lexical_candidates AS (
     LIMIT %(candidates)s
 ),
 lexical AS (
-    -- Each candidate's tf of each query term, looked up in its sorted forward row (no unnest of
-    -- the whole row: a candidate holds ~70 distinct terms, a query a few of them).
-    SELECT f.chunk_id,
-           sum(q.idf * x.tf * (s.k1 + 1) / (x.tf + s.k1 * (1 - s.b + s.b * f.length / s.avgdl_indexed))) AS score
-    FROM lexical_candidates k
-    JOIN lexical_chunk_terms f ON f.chunk_id = k.chunk_id
+    -- Exact BM25 of each candidate: its forward row unnested in the select list (streamed), joined
+    -- to the query's terms by hash. Cheaper than looking each query term up in each row
+    -- (array_position) once a pasted alert brings 30-100 terms: 200 rows of ~70 terms each
+    -- against one hash probe each, instead of 200 x terms linear scans.
+    SELECT u.chunk_id,
+           sum(q.idf * u.tf * (s.k1 + 1) / (u.tf + s.k1 * (1 - s.b + s.b * u.length / s.avgdl_indexed))) AS score
+    FROM (
+        SELECT f.chunk_id, f.length, unnest(f.term_ids) AS term_id, unnest(f.tfs) AS tf
+        FROM lexical_candidates k
+        JOIN lexical_chunk_terms f ON f.chunk_id = k.chunk_id
+    ) u
+    JOIN query_terms q ON q.id = u.term_id
     CROSS JOIN stats s
-    CROSS JOIN query_terms q
-    CROSS JOIN LATERAL (SELECT f.tfs[array_position(f.term_ids, q.id::integer)] AS tf) x
-    WHERE x.tf IS NOT NULL
-    GROUP BY f.chunk_id
+    GROUP BY u.chunk_id
     ORDER BY score DESC
     LIMIT %(pool)s
 ),
@@ -124,7 +127,10 @@ candidates AS (
     FROM dense_ranked
 )
 -- @part tail
-SELECT c.id, c.document_id, c.section_id, c.position, c.heading_path, c.text, c.text_hash,
+-- Text only for chunks ranked within text_rank by a leg (the search loads the few others it
+-- shows); every row also says which index version is active (retrieval/search.py caches it).
+SELECT c.id, c.document_id, c.section_id, c.position, c.heading_path,
+       CASE WHEN least(k.lexical_rank, k.dense_rank) <= %(text_rank)s THEN c.text END, c.text_hash,
        c.token_count, c.metadata::text, d.path, d.title, d.metadata::text, d.updated_at, src.name,
        src.base_url, k.lexical_rank, k.lexical_score, k.dense_rank, k.dense_score,
        (SELECT coalesce(sum(q.idf), 0) FROM query_terms q) AS query_idf,
@@ -132,7 +138,8 @@ SELECT c.id, c.document_id, c.section_id, c.position, c.heading_path, c.text, c.
            SELECT coalesce(sum(ln(1 + (s.chunk_count + 0.5) / 0.5)), 0)
            FROM unnest(%(plain)s::text[]) AS w(term) CROSS JOIN stats s
            WHERE NOT EXISTS (SELECT 1 FROM lexical_terms t WHERE t.term = w.term AND t.df > 0)
-       ) AS unknown_idf
+       ) AS unknown_idf,
+       (SELECT v.id FROM index_versions v WHERE v.state = 'active') AS active_version
 FROM candidates k
 JOIN chunks c ON c.id = k.chunk_id
 JOIN documents d ON d.id = c.document_id

@@ -66,7 +66,7 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     assert out["ingest_chunks_per_s"] > 0 and {"parse", "embed", "write"} <= set(out["ingest_seconds"])
     assert out["ingest_real_path"]["chunks"] >= 60 and out["ingest_real_path"]["chunks_per_s"] > 0
     assert out["hnsw_build_s"] >= 0 and out["lexical_build_s"] >= 0
-    for leg in ("lexical", "dense", "fused", "fused_parallel_legs"):
+    for leg in ("lexical", "dense", "fused", "fused_one_statement"):
         for clients in ("clients_1", "clients_8"):
             figures = out[leg][clients]
             assert 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"], (leg, clients)

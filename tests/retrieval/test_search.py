@@ -14,9 +14,11 @@ from retrieval.search import (
     SearchConfig,
     SearchFilters,
     classify_query,
+    fetch_candidates,
     fetch_parent_section,
     get_runbook,
     hybrid_search,
+    load_texts,
     plain_terms,
 )
 
@@ -81,7 +83,8 @@ async def test_legs_on_two_connections_equal_one_statement(pool, embedder, runbo
     for query in ("redis maxmemory evictions", "disk full on /var/lib/docker", "why is the queue backing up"):
         parallel = await hybrid_search(pool, embedder, query, k=8, filters=filters,
                                        config=SearchConfig(parallel_legs=True))
-        one = await hybrid_search(pool, embedder, query, k=8, filters=filters)
+        one = await hybrid_search(pool, embedder, query, k=8, filters=filters,
+                                  config=SearchConfig(parallel_legs=False))
         assert parallel.chunks, query
         seen = [(h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in parallel.chunks]
         assert seen == [(h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in one.chunks]
@@ -89,11 +92,53 @@ async def test_legs_on_two_connections_equal_one_statement(pool, embedder, runbo
         assert parallel.confidence == pytest.approx(one.confidence)
     # Concurrent searches take the one-statement path even when asked for parallel legs: same results.
     queries = ["redis maxmemory evictions", "disk full on /var/lib/docker", "kafka consumer lag"]
-    alone = [await hybrid_search(pool, embedder, q, k=5, filters=filters) for q in queries]
+    alone = [await hybrid_search(pool, embedder, q, k=5, filters=filters, config=SearchConfig(parallel_legs=False))
+             for q in queries]
     together = await asyncio.gather(*(hybrid_search(pool, embedder, q, k=5, filters=filters,
                                                     config=SearchConfig(parallel_legs=True)) for q in queries))
     for a, b in zip(alone, together):
         assert [(h.chunk_id, round(h.score, 9)) for h in a.chunks] == [(h.chunk_id, round(h.score, 9)) for h in b.chunks]
+
+
+async def test_texts_come_for_the_top_of_each_leg_and_load_for_hits_fusion_ranks_up(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    async with pool.connection() as conn:
+        texts = dict(await (await conn.execute("SELECT id, text FROM chunks")).fetchall())
+    query = "disk full on /var/lib/docker"
+    hits, _, _ = await fetch_candidates(pool, embedder, query, None, SearchConfig(), text_rank=1)
+    shipped = [h for h in hits if h.text_loaded]
+    assert 1 <= len(shipped) <= 2 and all(1 in (h.lexical_rank, h.dense_rank) for h in shipped)
+    assert all(h.text == texts[h.chunk_id] for h in shipped)
+    assert all(h.text == "" for h in hits if not h.text_loaded) and len(hits) > len(shipped)
+    gone = _chunk(10**12)  # deleted by an ingest between the two statements
+    gone.text, gone.text_loaded = "", False
+    loaded = await load_texts(pool, [*hits[:5], gone, *hits[5:]], 6)
+    assert [h.chunk_id for h in loaded] == [h.chunk_id for h in hits]
+    assert all(h.text_loaded and h.text == texts[h.chunk_id] for h in loaded[:5])
+    assert not any(h.text_loaded for h in loaded[5:] if h.chunk_id not in {s.chunk_id for s in shipped})
+    # Whatever the legs shipped, every hit a search returns (and every merged neighbour) has its text.
+    for k in (1, 3, 8):
+        result = await hybrid_search(pool, embedder, query, k=k)
+        assert result.chunks and all(h.text_loaded for h in result.chunks)
+        for h in result.chunks:
+            assert h.text == "\n\n".join(texts[c].strip() for c in (h.chunk_id, *h.merged_chunk_ids)) or (
+                not h.merged_chunk_ids and h.text == texts[h.chunk_id])
+
+
+async def test_searches_follow_a_reindex_to_another_model(pool, embedder, runbooks: Path) -> None:
+    from retrieval.embed import WordLlamaEmbedder
+    from retrieval.reindex import reindex
+
+    await _ingest(pool, embedder, runbooks)
+    before = await hybrid_search(pool, embedder, "redis maxmemory evictions")
+    assert any(h.dense_rank for h in before.chunks)
+    small = WordLlamaEmbedder("l2_supercat_128")
+    await reindex(pool, small)  # a new active version of 128 dims; the 256-dim one is gone
+    after = await hybrid_search(pool, small, "redis maxmemory evictions")
+    assert any(h.dense_rank for h in after.chunks), "the dense leg reads the new version"
+    assert _paths(after)[0] == _paths(before)[0]
+    again = await hybrid_search(pool, small, "redis maxmemory evictions")
+    assert [(h.chunk_id, h.dense_rank) for h in again.chunks] == [(h.chunk_id, h.dense_rank) for h in after.chunks]
 
 
 async def test_a_first_ingest_leaves_planner_statistics(pool, embedder, runbooks: Path) -> None:
