@@ -1,4 +1,4 @@
-"""Hybrid search: BM25 and dense candidates from one SQL round trip, fused and boosted here."""
+"""Hybrid search: BM25 and dense candidates (candidates.py runs the SQL), fused and boosted here."""
 
 from __future__ import annotations
 
@@ -8,18 +8,14 @@ import logging
 import math
 import re
 import time
-import weakref
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from importlib import resources
 from typing import Any, Literal, Protocol, Sequence
 
-import psycopg
-from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
-from retrieval import db, ranking, store
+from retrieval import candidates, lexical, ranking
 from retrieval.analyzer import analyze
 from retrieval.chunking import contextual_text
 from retrieval.embed import Embedder
@@ -29,26 +25,7 @@ log = logging.getLogger(__name__)
 QueryKind = Literal["lexical", "dense", "neutral"]
 
 
-def _sql_parts(text: str) -> dict[str, str]:
-    """The `-- @part name` sections of a SQL file."""
-    parts: dict[str, str] = {}
-    for chunk in re.split(r"^-- @part ", text, flags=re.MULTILINE)[1:]:
-        name, _, body = chunk.partition("\n")
-        parts[name.strip()] = body
-    return parts
-
-
-_PARTS = _sql_parts((resources.files("retrieval") / "sql" / "candidates.sql").read_text(encoding="utf-8"))
-CANDIDATES_SQL = {  # which legs -> the statement's text
-    legs: "".join(_PARTS[p] for p in ("head", *parts, "tail"))
-    for legs, parts in {
-        "both": ("lexical", "dense", "both"), "lexical": ("lexical", "lexical_only"), "dense": ("dense", "dense_only"),
-    }.items()
-}
 _in_flight = 0  # searches in progress in this process (see fetch_candidates)
-# The active index version per pool, as the last search saw it (see _candidate_rows).
-_active: weakref.WeakKeyDictionary[AsyncConnectionPool, store.IndexVersion] = weakref.WeakKeyDictionary()
-ALL_TEXTS = 2**31 - 1  # text_rank that ships every candidate's text
 
 
 @dataclass(frozen=True)
@@ -190,32 +167,6 @@ _PUNCTUATION = ".,;:!?()[]{}\"'`<>*"
 TYPED_WORDS = 12  # a question someone typed: every word of it was chosen
 
 
-def filter_clause(filters: SearchFilters | None) -> sql.Composable:
-    """The WHERE fragment for metadata pre-filters (on d = documents, src = sources)."""
-    if filters is None or filters.is_empty():
-        return sql.SQL("true")
-    parts: list[sql.Composable] = []
-    if filters.sources:
-        parts.append(sql.SQL("src.name = ANY({})").format(sql.Literal(list(filters.sources))))
-    for key, values in (("service", filters.services), ("environment", filters.environments)):
-        if values:
-            parts.append(
-                sql.SQL("lower(d.metadata->>{}) = ANY({})").format(
-                    sql.Literal(key), sql.Literal([v.lower() for v in values])
-                )
-            )
-    if filters.tags:
-        # Front matter keeps tags as written: any case, a list or a single string.
-        parts.append(
-            sql.SQL(
-                "EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE jsonb_typeof(d.metadata->'tags')"
-                " WHEN 'array' THEN d.metadata->'tags' WHEN 'string' THEN jsonb_build_array(d.metadata->'tags')"
-                " ELSE '[]'::jsonb END) AS t(tag) WHERE lower(t.tag) = ANY({}))"
-            ).format(sql.Literal([t.lower() for t in filters.tags]))
-        )
-    return sql.SQL(" AND ").join(parts)
-
-
 async def fetch_candidates(
     pool: AsyncConnectionPool,
     embedder: Embedder,
@@ -223,13 +174,11 @@ async def fetch_candidates(
     filters: SearchFilters | None,
     config: SearchConfig,
     *,
-    text_rank: int = ALL_TEXTS,
+    text_rank: int = candidates.ALL_TEXTS,
 ) -> tuple[list[ScoredChunk], QueryMass, dict[str, float]]:
     """Both legs' candidates (one statement, or one per leg at once); returns hits, the query's idf
     masses and timings. Only candidates within text_rank of a leg come with their text: the rest
     have text_loaded False (load_texts fetches it for the few that rank high after fusion)."""
-    from retrieval import lexical
-
     t0 = time.perf_counter()
     terms, weights = query_weights(query)  # the dense leg too: its rows carry the query's idf mass
     unfiltered = filters is None or filters.is_empty()
@@ -257,12 +206,12 @@ async def fetch_candidates(
         if config.legs == "hybrid" and config.parallel_legs and _in_flight == 1:
 
             async def dense() -> list[tuple[Any, ...]] | None:
-                return await _candidate_rows(pool, "dense", filters, await embedded())
+                return await candidates.rows(pool, "dense", filters, await embedded())
 
-            rows = _merge_legs(*await asyncio.gather(_candidate_rows(pool, "lexical", filters, params), dense()))
+            rows = candidates.merge_legs(*await asyncio.gather(candidates.rows(pool, "lexical", filters, params), dense()))
         else:
             legs = "both" if config.legs == "hybrid" else config.legs
-            rows = await _candidate_rows(pool, legs, filters, params if legs == "lexical" else await embedded())
+            rows = await candidates.rows(pool, legs, filters, params if legs == "lexical" else await embedded())
     finally:
         _in_flight -= 1
     timings.setdefault("embed", 0.0)
@@ -274,71 +223,6 @@ async def fetch_candidates(
     hits = [_hit((*row[:8], decoded[row[8]], *row[9:11], decoded[row[11]], *row[12:])) for row in rows]
     mass = QueryMass(float(rows[0][19]), float(rows[0][20])) if rows else QueryMass()
     return hits, mass, timings
-
-
-async def _candidate_rows(
-    pool: AsyncConnectionPool, legs: str, filters: SearchFilters | None, params: dict[str, Any]
-) -> list[tuple[Any, ...]] | None:
-    """One candidates statement (both legs or one); None when there is no active index."""
-    from retrieval import lexical
-
-    unfiltered = filters is None or filters.is_empty()
-    async with db.autocommit_connection(pool) as conn:
-        version = _active.get(pool)
-        cached = version is not None
-        while True:
-            if version is None:
-                version = await store.active_index(conn)
-                if version is None:
-                    return None
-            statement = sql.SQL(CANDIDATES_SQL[legs]).format(  # type: ignore[arg-type]
-                dim=sql.Literal(version.dim), version=sql.Literal(version.id), filter=filter_clause(filters),
-                unfiltered=sql.Literal(unfiltered), levels=sql.Literal(lexical.IMPACT_LEVELS),
-            )
-            failure: psycopg.Error | None = None
-            try:
-                # Prepared: parsed once per connection, planned every time (db.SESSION_SETTINGS).
-                rows = await (await conn.execute(statement, params, prepare=True)).fetchall()
-            except psycopg.Error as exc:  # a stale cached version may not take the query's vector
-                if not cached:
-                    raise
-                rows, failure = [], exc
-            # Every row names the active version: after a reindex switched it, run again on the
-            # new one. No rows cannot tell, so an empty result from the cached version asks.
-            if rows:
-                active = rows[0][_ACTIVE_COLUMN]
-            elif cached:
-                current = await store.active_index(conn)
-                active = current.id if current is not None else None
-            else:
-                active = version.id
-            if active == version.id:
-                if failure is not None:
-                    raise failure
-                _active[pool] = version
-                return rows
-            _active.pop(pool, None)
-            version, cached = None, False
-
-
-_ACTIVE_COLUMN = 21
-
-
-def _merge_legs(
-    lexical_rows: list[tuple[Any, ...]] | None, dense_rows: list[tuple[Any, ...]] | None
-) -> list[tuple[Any, ...]] | None:
-    """One row per chunk from the two legs' rows (columns 15-16: lexical rank and score, 17-18: dense,
-    then the query's idf masses)."""
-    if lexical_rows is None or dense_rows is None:
-        return None
-    merged = {row[0]: row for row in lexical_rows}
-    for row in dense_rows:
-        seen = merged.get(row[0])
-        if seen is None:
-            merged[row[0]] = row
-        else:  # the text comes with either leg's row if that leg ranks the chunk high enough
-            merged[row[0]] = (*seen[:5], seen[5] if seen[5] is not None else row[5], *seen[6:17], row[17], row[18], *seen[19:])
-    return list(merged.values())
 
 
 def _hit(row: Sequence[Any]) -> ScoredChunk:
@@ -418,10 +302,8 @@ async def load_texts(pool: AsyncConnectionPool, hits: list[ScoredChunk], head: i
     missing = {h.chunk_id: h for h in hits[:head] if not h.text_loaded}
     if not missing:
         return hits
-    async with db.autocommit_connection(pool) as conn:
-        cur = await conn.execute("SELECT id, text FROM chunks WHERE id = ANY(%s)", (list(missing),))
-        for chunk_id, text in await cur.fetchall():
-            missing[chunk_id].text, missing[chunk_id].text_loaded = text, True
+    for chunk_id, text in (await candidates.texts(pool, list(missing))).items():
+        missing[chunk_id].text, missing[chunk_id].text_loaded = text, True
     return [h for h in hits[:head] if h.text_loaded] + hits[head:]
 
 

@@ -1,7 +1,7 @@
 -- Hybrid candidates: BM25 and pgvector HNSW cosine (halfvec), both under the same metadata filter,
 -- with each leg's rank and score. See retrieval/lexical.py for the postings layout.
 --
--- retrieval/search.py assembles the statement from the `-- @part` sections: head + lexical + dense
+-- retrieval/candidates.py assembles the statement from the `-- @part` sections: head + lexical + dense
 -- + both + tail runs both legs in one round trip (full-joined); head + lexical + lexical_only +
 -- tail and head + dense + dense_only + tail run one leg each, which the search sends on two
 -- connections at once and merges (the legs then run on two cores).
@@ -11,7 +11,7 @@
 -- postings of the query terms, at most %(per_term)s per term); the %(candidates)s chunks with the
 -- best partial scores are then re-scored exactly from the forward index, so the scores the leg
 -- returns are exact BM25 (idf from current df, impacts from the stored avgdl).
--- {dim}, {version}, {filter}, {unfiltered} and {levels} are filled in by retrieval/search.py (literals and a
+-- {dim}, {version}, {filter}, {unfiltered} and {levels} are filled in by retrieval/candidates.py (literals and a
 -- composed clause). Without filters the postings are read without any join ({unfiltered} is true
 -- and the planner drops the `allowed` set); with filters, postings are checked against `allowed`.
 -- @part head
@@ -128,7 +128,7 @@ candidates AS (
 )
 -- @part tail
 -- Text only for chunks ranked within text_rank by a leg (the search loads the few others it
--- shows); every row also says which index version is active (retrieval/search.py caches it).
+-- shows); every row also says which index version is active (retrieval/candidates.py caches it).
 SELECT c.id, c.document_id, c.section_id, c.position, c.heading_path,
        CASE WHEN least(k.lexical_rank, k.dense_rank) <= %(text_rank)s THEN c.text END, c.text_hash,
        c.token_count, c.metadata::text, d.path, d.title, d.metadata::text, d.updated_at, src.name,
