@@ -84,7 +84,7 @@ async def _measure(pool: Any, url: str, embedder: Any, base: list[synthetic.Base
         "ingest_chunks_per_s": round(report.chunks / max(ingest_s, 1e-9), 1), "ingest_seconds": stages,
         **indexes, "index_build_s": round(indexes["hnsw_build_s"] + indexes["lexical_build_s"], 2), **sizes,
         "lexical": {**legs["lexical"], **quality}, "dense": legs["dense"], "fused": legs["fused"],
-        "fused_one_statement": legs["fused_one_statement"], **recall,
+        "fused_one_statement": legs["fused_one_statement"], "fused_filtered": legs["fused_filtered"], **recall,
     }
     if options.naive_queries > 0:
         naive = await bench.naive_baseline(pool, embedder, queries[: options.naive_queries], version)
@@ -112,7 +112,7 @@ def _summary(result: dict[str, Any]) -> str:
              f"hnsw build {result['hnsw_build_s']} s, lexical build {result['lexical_build_s']} s,"
              f" recall@10 {result['hnsw_recall_at_10']} (by id {result['hnsw_recall_at_10_by_id']})",
              f"bytes/posting {result['bytes_per_posting']}, bytes/chunk {result['bytes_per_chunk']}"]
-    for leg in ("lexical", "dense", "fused", "fused_one_statement"):
+    for leg in ("lexical", "dense", "fused", "fused_one_statement", "fused_filtered"):
         lines.append(f"{leg:8s} " + "  ".join(f"{k}: {v}" for k, v in result[leg].items() if k.startswith("clients_")))
     lines.append(f"top-10 overlap vs exact BM25 by per_term: {result['lexical']['top10_overlap_vs_exact']}")
     if "naive" in result:

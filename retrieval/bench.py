@@ -24,13 +24,13 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
-from retrieval import lexical, store
+from retrieval import lexical, store, synthetic
 from retrieval.chunking import contextual_text
 from retrieval.embed import Embedder
 from retrieval.ingest import IngestOptions, ingest
 from retrieval.models import MalformedDocument, ParsedDocument, UnsupportedFormat
 from retrieval.parsers import parse_document
-from retrieval.search import SearchConfig, fetch_candidates, hybrid_search, query_weights
+from retrieval.search import SearchConfig, SearchFilters, fetch_candidates, hybrid_search, query_weights
 from retrieval.synthetic import SyntheticDocument
 
 Log = Callable[[str], None]
@@ -208,30 +208,47 @@ async def timed_runs(work: Callable[[str], Awaitable[Any]], queries: Sequence[st
     return latencies
 
 
+# Filtered searches ask for the documents of the service of this popularity rank (synthetic.py):
+# ~4% of the corpus, so the filter is selective and the legs must look past unallowed chunks.
+FILTER_SERVICE_RANK = 4
+
+
 async def leg_latencies(
     pool: AsyncConnectionPool, embedder: Embedder, queries: Sequence[str], clients: Sequence[int], log: Log,
 ) -> dict[str, Any]:
-    """p50/p95/p99 of the lexical leg, the dense leg and the fused search at each client count."""
+    """p50/p95/p99 of the lexical leg, the dense leg and the fused search at each client count, and
+    of the fused search under a service filter (with how many of its searches came back short)."""
     out: dict[str, Any] = {}
+    service = SearchFilters(services=(synthetic.service_name(FILTER_SERVICE_RANK),))
     # "fused" is the bot's search (each leg on its own connection, at once, when alone);
     # "fused_one_statement" runs both legs in one statement, as concurrent searches do.
-    variants = (("lexical", "lexical", False), ("dense", "dense", False), ("hybrid", "fused", True),
-                ("hybrid", "fused_one_statement", False))
-    for leg, name, parallel in variants:
+    variants = (("lexical", "lexical", False, None), ("dense", "dense", False, None),
+                ("hybrid", "fused", True, None), ("hybrid", "fused_one_statement", False, None),
+                ("hybrid", "fused_filtered", True, service))
+    for leg, name, parallel, filters in variants:
         config = SearchConfig(legs=leg, parallel_legs=parallel)  # type: ignore[arg-type]
+        short: list[str] = []
 
-        async def work(q: str, config: SearchConfig = config) -> None:
-            await hybrid_search(pool, embedder, q, k=5, config=config)
+        async def work(q: str, config: SearchConfig = config, filters: SearchFilters | None = filters,
+                       short: list[str] = short) -> None:
+            result = await hybrid_search(pool, embedder, q, k=5, config=config, filters=filters)
+            if len(result.chunks) < 5:
+                short.append(q)
 
         await timed_runs(work, queries[:20], 1)  # warm-up
         out[name] = {}
         for n in clients:
+            short.clear()
             t0 = time.perf_counter()
             runs = await timed_runs(work, queries, n)
             stats = {**percentiles(runs), "qps": round(len(runs) / (time.perf_counter() - t0), 1)}
             out[name].update(stats if n == clients[0] else {})
             out[name][f"clients_{n}"] = stats
             log(f"{name} at {n} client(s): {stats}")
+        if filters is not None:
+            out[name].update(filter={"services": list(filters.services),
+                                     "expected_share": round(synthetic.service_share(FILTER_SERVICE_RANK), 4)},
+                             short_results=len(short))
     return out
 
 

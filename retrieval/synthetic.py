@@ -32,6 +32,11 @@ _SYLLABLES = ("ka", "lo", "mi", "ter", "van", "zu", "rex", "pol", "dan", "sia", 
 _KINDS = ("api", "worker", "gateway", "db", "cache", "proxy", "sync", "queue", "scheduler",
           "ingest", "exporter", "operator", "frontend", "billing", "auth", "search")
 _REGIONS = ("us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-south-1", "ap-northeast-1")
+# Front matter, so that filtered searches can be measured: each document belongs to one of
+# SERVICES services, drawn from a Zipf law (1/rank), to an environment, and has one to three tags.
+SERVICES = 64
+_ENVIRONMENTS = ("production", "staging", "dev")
+_ENVIRONMENT_WEIGHTS = (6, 3, 1)
 
 
 @dataclass(frozen=True)
@@ -153,9 +158,32 @@ def _blocks(body: str) -> list[str]:
     return blocks
 
 
+def service_name(rank: int) -> str:
+    """The name of the service of popularity rank `rank` (0 is the most common): api-1, worker-1..."""
+    return f"{_KINDS[rank % len(_KINDS)]}-{rank // len(_KINDS) + 1}"
+
+
+def service_share(rank: int) -> float:
+    """The expected share of documents that belong to the service of rank `rank`."""
+    return (1 / (rank + 1)) / sum(1 / (i + 1) for i in range(SERVICES))
+
+
+def with_front_matter(text: str, metadata: dict[str, str | list[str]]) -> str:
+    """The text with these keys in its YAML front matter (added to the front matter it has)."""
+    lines = "".join(f"{k}: [{', '.join(v)}]\n" if isinstance(v, list) else f"{k}: {v}\n" for k, v in metadata.items())
+    if re.match(r"---[ \t]*\n", text):
+        first, _, rest = text.partition("\n")
+        return f"{first}\n{lines}{rest}"
+    return f"---\n{lines}---\n\n{text}"
+
+
 def documents(base: list[BaseDocument], seed: int = 0) -> Iterator[SyntheticDocument]:
-    """An endless stream of perturbed runbooks built from base documents."""
+    """An endless stream of perturbed runbooks built from base documents, each with a service, an
+    environment and tags in its front matter (drawn apart from the text: the text is the same as
+    without them)."""
     perturb = Perturber(seed)
+    owners = random.Random(seed + 7919)
+    service_weights = [1 / (i + 1) for i in range(SERVICES)]
     by_corpus: dict[str, list[BaseDocument]] = {}
     for doc in base:
         by_corpus.setdefault(doc.corpus, []).append(doc)
@@ -173,7 +201,13 @@ def documents(base: list[BaseDocument], seed: int = 0) -> Iterator[SyntheticDocu
         if not body.strip():
             continue
         stem = doc.path.rsplit("/", 1)
-        yield SyntheticDocument(f"{doc.corpus}/{n:07d}/{stem[-1]}", perturb.text(body).encode("utf-8"))
+        metadata: dict[str, str | list[str]] = {
+            "service": service_name(owners.choices(range(SERVICES), service_weights)[0]),
+            "environment": owners.choices(_ENVIRONMENTS, _ENVIRONMENT_WEIGHTS)[0],
+            "tags": owners.sample(_KINDS, owners.randint(1, 3)),
+        }
+        text = with_front_matter(perturb.text(body), metadata)
+        yield SyntheticDocument(f"{doc.corpus}/{n:07d}/{stem[-1]}", text.encode("utf-8"))
         n += 1
 
 

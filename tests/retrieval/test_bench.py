@@ -41,6 +41,31 @@ def test_synthetic_corpus_is_deterministic_parseable_and_grows_its_vocabulary() 
     assert len(queries) == 50 and all(q.strip() for q in queries)
 
 
+@needs_eval
+def test_synthetic_runbooks_belong_to_services_in_their_front_matter() -> None:
+    base = synthetic.load_base(CORPORA)
+    generated = [d for _, d in zip(range(2000), synthetic.documents(base, seed=3))]
+    docs = [parse_document(d.path, d.data) for d in generated]
+    services = [d.metadata["service"] for d in docs]
+    assert all(d.metadata["environment"] in ("production", "staging", "dev") for d in docs)
+    assert all(1 <= len(d.metadata["tags"]) <= 3 for d in docs)
+    for rank in (0, 4):
+        share = services.count(synthetic.service_name(rank)) / len(docs)
+        assert share == pytest.approx(synthetic.service_share(rank), abs=0.02), rank
+    assert len(set(services)) > 40, "a long tail of services"
+    # Runbooks with front matter of their own keep it (their title), with the service added.
+    titled = [p for g, p in zip(generated, docs) if g.path.startswith("prometheus-operator/")]
+    assert sum(1 for d in titled if d.metadata.get("title")) > len(titled) / 2
+    assert titled and all(d.metadata.get("service") for d in titled)
+
+
+def test_front_matter_is_added_to_or_merged_with_what_a_text_has() -> None:
+    meta = {"service": "api-1", "tags": ["api", "db"]}
+    assert synthetic.with_front_matter("# Disk\n", meta) == "---\nservice: api-1\ntags: [api, db]\n---\n\n# Disk\n"
+    merged = synthetic.with_front_matter("---\ntitle: Disk\n---\n# Disk\n", meta)
+    assert merged == "---\nservice: api-1\ntags: [api, db]\ntitle: Disk\n---\n# Disk\n"
+
+
 def test_fenced_code_is_never_cut_apart() -> None:
     section = "## Fix\n\nfirst\n\n```\na\n\nb\n```\n\nsecond\n\nthird\n"
     perturb = synthetic.Perturber(1)
@@ -66,11 +91,13 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     assert out["ingest_chunks_per_s"] > 0 and {"parse", "embed", "write"} <= set(out["ingest_seconds"])
     assert out["ingest_real_path"]["chunks"] >= 60 and out["ingest_real_path"]["chunks_per_s"] > 0
     assert out["hnsw_build_s"] >= 0 and out["lexical_build_s"] >= 0
-    for leg in ("lexical", "dense", "fused", "fused_one_statement"):
+    for leg in ("lexical", "dense", "fused", "fused_one_statement", "fused_filtered"):
         for clients in ("clients_1", "clients_8"):
             figures = out[leg][clients]
             assert 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"], (leg, clients)
         assert out[leg]["p95_ms"] == out[leg]["clients_1"]["p95_ms"]
+    assert out["fused_filtered"]["filter"] == {"services": ["cache-1"], "expected_share": 0.0422}
+    assert out["fused_filtered"]["short_results"] == 0, "filtered searches still return k chunks"
     assert 0.8 <= out["hnsw_recall_at_10_by_id"] <= out["hnsw_recall_at_10"] <= 1.0
     overlap = out["lexical"]["top10_overlap_vs_exact"]
     assert overlap["exact"] == 1.0 and 0 < overlap["250"] <= 1.0 and overlap["2000"] >= overlap["250"]
