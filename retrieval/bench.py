@@ -45,7 +45,7 @@ class BenchOptions:
     queries: int = 300  # latency: queries per leg and client count
     clients: tuple[int, ...] = (1, 8)
     quality_queries: int = 50  # exact BM25 and exact kNN comparisons
-    per_terms: tuple[int, ...] = (250, 500, 1000, 2000)
+    per_terms: tuple[int, ...] = (250, 500, 700, 1000, 2000)
     naive_queries: int = 30
     rows_baseline: bool = True  # also build the one-row-per-posting table of 002 and time it
     real_sample: int = 2000  # chunks through the real ingest() path

@@ -105,7 +105,12 @@ async def test_texts_come_for_the_top_of_each_leg_and_load_for_hits_fusion_ranks
     async with pool.connection() as conn:
         texts = dict(await (await conn.execute("SELECT id, text FROM chunks")).fetchall())
     query = "disk full on /var/lib/docker"
-    hits, _, _ = await fetch_candidates(pool, embedder, query, None, SearchConfig(), text_rank=1)
+    # Two legs at once: the dense leg ships every text, the lexical leg its top text_rank.
+    hits, _, _ = await fetch_candidates(pool, embedder, query, None, SearchConfig(parallel_legs=True), text_rank=1)
+    assert all(h.text_loaded == bool(h.dense_rank or h.lexical_rank == 1) for h in hits)
+    assert all(h.text == texts[h.chunk_id] for h in hits if h.text_loaded)
+    # One statement: the top text_rank of either leg.
+    hits, _, _ = await fetch_candidates(pool, embedder, query, None, SearchConfig(parallel_legs=False), text_rank=1)
     shipped = [h for h in hits if h.text_loaded]
     assert 1 <= len(shipped) <= 2 and all(1 in (h.lexical_rank, h.dense_rank) for h in shipped)
     assert all(h.text == texts[h.chunk_id] for h in shipped)
