@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Literal, Protocol, Sequence
 
 from psycopg_pool import AsyncConnectionPool
@@ -220,11 +221,15 @@ async def fetch_candidates(
     timings["sql"] = (time.perf_counter() - t0) * 1000 - timings["embed"]
     if rows is None:  # no active index yet
         return [], QueryMass(), timings
-    # Metadata comes as JSON text, decoded once per distinct value (a document's chunks share it).
-    decoded = {text: json.loads(text) for text in {row[i] for row in rows for i in (8, 11)}}
-    hits = [_hit((*row[:8], decoded[row[8]], *row[9:11], decoded[row[11]], *row[12:])) for row in rows]
+    hits = [_hit((*row[:8], _metadata(row[8]), *row[9:11], _metadata(row[11]), *row[12:])) for row in rows]
     mass = QueryMass(float(rows[0][19]), float(rows[0][20])) if rows else QueryMass()
     return hits, mass, timings
+
+
+@lru_cache(maxsize=16384)  # documents' metadata recur across searches: decode each text once
+def _metadata(text: str) -> dict[str, Any]:
+    """Metadata from its JSON text; the dict is shared by every hit with that text (read-only)."""
+    return json.loads(text)  # type: ignore[no-any-return]
 
 
 def _hit(row: Sequence[Any]) -> ScoredChunk:
