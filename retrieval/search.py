@@ -224,7 +224,9 @@ async def fetch_candidates(
     if rows is None:  # no active index yet
         return [], QueryMass(), timings
     hits = [_hit((*row[:8], _metadata(row[8]), *row[9:11], _metadata(row[11]), *row[12:])) for row in rows]
-    mass = QueryMass(float(rows[0][19]), float(rows[0][20])) if rows else QueryMass()
+    mass = QueryMass()
+    if rows:
+        mass = QueryMass(float(rows[0][candidates.QUERY_IDF]), float(rows[0][candidates.UNKNOWN_IDF]))
     return hits, mass, timings
 
 
