@@ -74,12 +74,18 @@ def filter_clause(filters: SearchFilters | None) -> sql.Composable:
     return sql.SQL(" AND ").join(parts)
 
 
-def statement(legs: str, version: store.IndexVersion, filters: SearchFilters | None) -> sql.Composed:
-    """The candidates statement for some legs ("both", "lexical", "dense") on an index version."""
+LIMITS = ("per_term", "candidates", "pool", "dense_pool")  # parameters written into the text
+
+
+def statement(legs: str, version: store.IndexVersion, filters: SearchFilters | None,
+              params: dict[str, Any]) -> sql.Composed:
+    """The candidates statement for some legs ("both", "lexical", "dense") on an index version,
+    with the LIMITs of `params` written in."""
     unfiltered = filters is None or filters.is_empty()
     return sql.SQL(STATEMENTS[legs]).format(  # type: ignore[arg-type]
         dim=sql.Literal(version.dim), version=sql.Literal(version.id), filter=filter_clause(filters),
         unfiltered=sql.Literal(unfiltered), levels=sql.Literal(lexical.IMPACT_LEVELS),
+        **{name: sql.Literal(int(params[name])) for name in LIMITS},
     )
 
 
@@ -98,8 +104,9 @@ async def rows(
                     return None
             failure: psycopg.Error | None = None
             try:
-                # Prepared: parsed once per connection, planned every time (db.SESSION_SETTINGS).
-                found = await (await conn.execute(statement(legs, version, filters), params, prepare=True)).fetchall()
+                # Prepared: parsed and planned once per connection (db.SESSION_SETTINGS).
+                query = statement(legs, version, filters, params)
+                found = await (await conn.execute(query, params, prepare=True)).fetchall()
             except psycopg.Error as exc:  # a stale cached version may not take the query's vector
                 if not cached:
                     raise

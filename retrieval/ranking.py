@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -39,12 +40,42 @@ def query_identifiers(query: str) -> set[str]:
     return {f for f in found if len(f) >= 6}
 
 
+@dataclass(frozen=True)
+class DocumentFeatures:
+    """What the boosts read of a document alone: its names, name terms, tags and service. The
+    search computes them once per document version (search._document) and hands them on with the
+    hits, so a search with 150 candidates does not redo them per hit."""
+
+    keys: frozenset[str]  # normalised names a query may use: title, file stem, alert names
+    name_terms: frozenset[str]  # analyzed terms of the file stem and folder
+    tags: tuple[str, ...]  # front matter tags, lower-cased
+    service: str | None  # front matter service, lower-cased
+
+    @classmethod
+    def of(cls, title: str, path: str, metadata: dict[str, Any]) -> DocumentFeatures:
+        """The features of a document from its title, path and front matter."""
+        alerts = metadata.get("alerts") or []
+        if isinstance(alerts, str):
+            alerts = [alerts]
+        service = metadata.get("service")
+        return cls(
+            keys=_document_keys(title, path, tuple(str(a) for a in alerts if a)),
+            name_terms=name_terms(path), tags=tuple(document_tags(metadata)),
+            service=service.lower() if isinstance(service, str) else None,
+        )
+
+
+def features(hit: ScoredChunk) -> DocumentFeatures:
+    """A hit's document features: the ones it carries, else computed."""
+    found = hit.document_features
+    if found is None:
+        found = DocumentFeatures.of(hit.document_title, hit.document_path, hit.document_metadata)
+    return found
+
+
 def document_keys(hit: ScoredChunk) -> frozenset[str]:
     """Normalised names a query may use for a document: title, file stem, alert names."""
-    alerts = hit.document_metadata.get("alerts") or []
-    if isinstance(alerts, str):
-        alerts = [alerts]
-    return _document_keys(hit.document_title, hit.document_path, tuple(str(a) for a in alerts if a))
+    return features(hit).keys
 
 
 @lru_cache(maxsize=65536)  # per document; sized for collections of tens of thousands
@@ -82,7 +113,7 @@ def name_terms(path: str) -> frozenset[str]:
 
 def name_coverage(hit: ScoredChunk, query_terms: frozenset[str]) -> float:
     """Share of a document's name terms (file stem, folder) that the query mentions."""
-    names = name_terms(hit.document_path)
+    names = features(hit).name_terms
     return len(names & query_terms) / len(names) if names else 0.0
 
 
@@ -149,16 +180,16 @@ def _document_boosts(
 ) -> dict[str, float]:
     """The boosts that depend on the hit's document alone (shared by its chunks)."""
     boosts: dict[str, float] = {}
-    if idents & document_keys(hit):
+    doc = features(hit)
+    if not idents.isdisjoint(doc.keys):
         boosts["name_match"] = config.title_boost
-    coverage = name_coverage(hit, qterms) if config.path_boost else 0.0
+    coverage = len(doc.name_terms & qterms) / len(doc.name_terms) if config.path_boost and doc.name_terms else 0.0
     if coverage:
         boosts["path_match"] = config.path_boost * coverage
-    overlap = sum(1 for t in document_tags(hit.document_metadata) if t in words)
+    overlap = sum(1 for t in doc.tags if t in words)
     if overlap:
         boosts["tags"] = config.tag_boost * min(overlap, 3)
-    service = hit.document_metadata.get("service")
-    if isinstance(service, str) and service.lower() in words:
+    if doc.service is not None and doc.service in words:
         boosts["service"] = config.service_boost
     if hit.updated_at and (now - hit.updated_at).days > config.stale_after_days:
         boosts["stale"] = -config.stale_penalty

@@ -19,8 +19,9 @@ from psycopg_pool import AsyncConnectionPool
 from retrieval import candidates, lexical, ranking
 from retrieval.analyzer import analyze
 from retrieval.chunking import contextual_text
-from retrieval.embed import Embedder
+from retrieval.embed import Embedder, embed_query
 from retrieval.feedback_model import FeedbackModel, apply_feedback
+from retrieval.ranking import DocumentFeatures
 
 log = logging.getLogger(__name__)
 QueryKind = Literal["lexical", "dense", "neutral"]
@@ -107,6 +108,7 @@ class ScoredChunk:
     link: str | None = None
     merged_chunk_ids: tuple[int, ...] = ()
     text_loaded: bool = True  # False: a candidate whose text was not shipped (see load_texts)
+    document_features: DocumentFeatures | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -194,7 +196,7 @@ async def fetch_candidates(
 
     async def embedded() -> dict[str, Any]:
         t = time.perf_counter()
-        vector = (await asyncio.to_thread(embedder.embed, [query]))[0]
+        vector = await embed_query(embedder, query)
         timings["embed"] = (time.perf_counter() - t) * 1000
         return {**params, "vector": vector}
 
@@ -223,29 +225,38 @@ async def fetch_candidates(
     timings["sql"] = (time.perf_counter() - t0) * 1000 - timings["embed"]
     if rows is None:  # no active index yet
         return [], QueryMass(), timings
-    hits = [_hit((*row[:8], _metadata(row[8]), *row[9:11], _metadata(row[11]), *row[12:])) for row in rows]
+    hits = [_hit(row, _metadata(row[8]), *_document(row[10], row[9], row[11])) for row in rows]
     mass = QueryMass()
     if rows:
         mass = QueryMass(float(rows[0][candidates.QUERY_IDF]), float(rows[0][candidates.UNKNOWN_IDF]))
     return hits, mass, timings
 
 
-@lru_cache(maxsize=16384)  # documents' metadata recur across searches: decode each text once
+@lru_cache(maxsize=16384)  # chunks' metadata recur across searches: decode each text once
 def _metadata(text: str) -> dict[str, Any]:
     """Metadata from its JSON text; the dict is shared by every hit with that text (read-only)."""
     return json.loads(text)  # type: ignore[no-any-return]
 
 
-def _hit(row: Sequence[Any]) -> ScoredChunk:
-    (cid, did, sid, pos, heading, text, text_hash, tokens, cmeta, path, title, dmeta, updated,
+@lru_cache(maxsize=16384)  # documents recur across searches: decode and digest each version once
+def _document(title: str, path: str, metadata_text: str) -> tuple[dict[str, Any], DocumentFeatures]:
+    """A document's metadata and the features the boosts read (shared by its hits, read-only)."""
+    metadata = json.loads(metadata_text) or {}
+    return metadata, DocumentFeatures.of(title, path, metadata)
+
+
+def _hit(row: Sequence[Any], chunk_metadata: dict[str, Any], document_metadata: dict[str, Any],
+         features: DocumentFeatures) -> ScoredChunk:
+    (cid, did, sid, pos, heading, text, text_hash, tokens, _, path, title, _, updated,
      source, base_url, lrank, lscore, drank, dscore) = row[:19]
     return ScoredChunk(
         chunk_id=cid, document_id=did, section_id=sid, position=pos, document_path=path,
         document_title=title, source=source, heading_path=tuple(heading or ()), text=text or "",
         text_hash=text_hash, token_count=tokens, lexical_rank=lrank, text_loaded=text is not None,
         lexical_score=float(lscore) if lscore is not None else None, dense_rank=drank,
-        dense_score=float(dscore) if dscore is not None else None, document_metadata=dmeta or {},
-        chunk_metadata=cmeta or {}, updated_at=updated, link=document_link(base_url, path, heading),
+        dense_score=float(dscore) if dscore is not None else None, document_metadata=document_metadata,
+        chunk_metadata=chunk_metadata or {}, updated_at=updated, link=document_link(base_url, path, heading),
+        document_features=features,
     )
 
 
@@ -288,7 +299,7 @@ async def hybrid_search(
     ranking.apply_boosts(hits, query, config)
     if feedback is not None and not feedback.empty:
         # The query vector again: the embedder caches it, so this costs a dictionary lookup.
-        apply_feedback(hits, feedback, (await asyncio.to_thread(embedder.embed, [query]))[0])
+        apply_feedback(hits, feedback, await embed_query(embedder, query))
     hits.sort(key=lambda h: (-h.score, h.chunk_id))
     hits = ranking.dedupe(hits)
     hits = await load_texts(pool, hits, shown)

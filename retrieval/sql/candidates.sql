@@ -11,8 +11,11 @@
 -- postings of the query terms, at most %(per_term)s per term); the %(candidates)s chunks with the
 -- best partial scores are then re-scored exactly from the forward index, so the scores the leg
 -- returns are exact BM25 (idf from current df, impacts from the stored avgdl).
--- {dim}, {version}, {filter}, {unfiltered} and {levels} are filled in by retrieval/candidates.py (literals and a
--- composed clause). Without filters the postings are read without any join ({unfiltered} is true
+-- {dim}, {version}, {filter}, {unfiltered}, {levels} and the LIMITs ({per_term}, {candidates}, {pool},
+-- {dense_pool}) are filled in by retrieval/candidates.py (literals and a composed clause): the
+-- statement is prepared with a generic plan (db.SESSION_SETTINGS), which sees them as they are.
+-- Every ORDER BY before a LIMIT is total (ties go to the lower chunk id), so the rows do not
+-- depend on the plan. Without filters the postings are read without any join ({unfiltered} is true
 -- and the planner drops the `allowed` set); with filters, postings are checked against `allowed`.
 -- @part head
 WITH stats AS (
@@ -61,8 +64,8 @@ postings AS (
         SELECT x.chunk_id, x.impact
         FROM lexical_delta x
         WHERE x.term_id = q.id AND ({unfiltered} OR x.chunk_id IN (SELECT id FROM allowed))
-        ORDER BY x.impact DESC
-        LIMIT %(per_term)s
+        ORDER BY x.impact DESC, x.chunk_id
+        LIMIT {per_term}
     ) d
 ),
 lexical_candidates AS (
@@ -70,8 +73,8 @@ lexical_candidates AS (
     FROM postings p
     GROUP BY p.chunk_id
     HAVING p.chunk_id NOT IN (SELECT chunk_id FROM lexical_tombstones)
-    ORDER BY sum(p.part) DESC
-    LIMIT %(candidates)s
+    ORDER BY sum(p.part) DESC, p.chunk_id
+    LIMIT {candidates}
 ),
 lexical AS (
     -- Exact BM25 of each candidate: its forward row unnested in the select list (streamed), joined
@@ -88,8 +91,8 @@ lexical AS (
     JOIN query_terms q ON q.id = u.term_id
     CROSS JOIN stats s
     GROUP BY u.chunk_id
-    ORDER BY score DESC
-    LIMIT %(pool)s
+    ORDER BY score DESC, u.chunk_id
+    LIMIT {pool}
 ),
 lexical_ranked AS (
     SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC, chunk_id) AS rank FROM lexical
@@ -100,7 +103,7 @@ dense AS (
     FROM chunk_embeddings e
     WHERE e.version = {version} AND ({unfiltered} OR e.chunk_id IN (SELECT id FROM allowed))
     ORDER BY e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim})
-    LIMIT %(dense_pool)s
+    LIMIT {dense_pool}
 ),
 dense_ranked AS (
     SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank

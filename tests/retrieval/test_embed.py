@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from retrieval.embed import CachedEmbedder, EmbedderUnavailable, WordLlamaEmbedder, local_embedder
+from retrieval.embed import (
+    INLINE_CHARS,
+    CachedEmbedder,
+    EmbedderUnavailable,
+    WordLlamaEmbedder,
+    embed_query,
+    local_embedder,
+)
 
 
 def _cos(a: np.ndarray, b: np.ndarray) -> float:
@@ -72,3 +80,34 @@ async def test_sentence_transformers_ingest_and_search(pool, runbooks: Path) -> 
     result = await hybrid_search(pool, st, "consumers are falling behind the topic", k=3,
                                  config=SearchConfig(legs="dense"))
     assert result.chunks[0].document_path == "kafka-consumer-lag.md"
+
+
+async def test_embed_query_runs_inline_backends_on_the_loop_and_others_in_a_thread(embedder: WordLlamaEmbedder) -> None:
+    threads: list[str] = []
+
+    class Recording:
+        backend, model, dim = embedder.backend, embedder.model, embedder.dim
+
+        def __init__(self, inline: bool) -> None:
+            self.inline = inline
+
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            threads.append(threading.current_thread().name)
+            return embedder.embed(texts)
+
+    loop_thread = threading.current_thread().name
+    fast, slow = Recording(inline=True), Recording(inline=False)
+    vector = await embed_query(fast, "disk full")
+    assert np.allclose(vector, embedder.embed(["disk full"])[0])
+    await embed_query(slow, "disk full")
+    await embed_query(fast, "x" * (INLINE_CHARS + 1))  # a huge paste goes to a thread even so
+    assert threads[0] == loop_thread and threads[1] != loop_thread and threads[2] != loop_thread
+    assert WordLlamaEmbedder.inline is True
+
+    cached = CachedEmbedder(slow)
+    assert cached.inline is False and cached.cached("disk full") is None
+    first = await embed_query(cached, "disk full")
+    calls = len(threads)
+    again = await embed_query(cached, "disk full")
+    assert len(threads) == calls, "a cached query is answered without embedding or a thread"
+    assert np.array_equal(first, again) and cached.cached("disk full") is not None

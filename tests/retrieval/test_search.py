@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from retrieval import ranking, store
+from retrieval import db, ranking, store
 from retrieval.ingest import IngestOptions, ingest
 from retrieval.search import (
     ScoredChunk,
@@ -98,6 +99,63 @@ async def test_legs_on_two_connections_equal_one_statement(pool, embedder, runbo
                                                     config=SearchConfig(parallel_legs=True)) for q in queries))
     for a, b in zip(alone, together):
         assert [(h.chunk_id, round(h.score, 9)) for h in a.chunks] == [(h.chunk_id, round(h.score, 9)) for h in b.chunks]
+
+
+async def test_generic_plans_give_the_rows_custom_plans_give(pool, embedder, runbooks: Path, database_url: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    await _ingest(pool, embedder, runbooks)
+    monkeypatch.setitem(db.SESSION_SETTINGS, "plan_cache_mode", "force_custom_plan")
+    custom = await db.open_pool(database_url, min_size=1, max_size=2)
+    try:
+        for filters in (None, SearchFilters(services=("platform",)), SearchFilters(tags=("kubernetes",))):
+            for query in ("redis maxmemory evictions", "disk full on /var/lib/docker", "kube pod crash looping",
+                          "why is the queue backing up", "x509 certificate expired"):
+                for parallel in (True, False):
+                    config = SearchConfig(parallel_legs=parallel)
+                    one = await hybrid_search(pool, embedder, query, k=10, filters=filters, config=config)
+                    two = await hybrid_search(custom, embedder, query, k=10, filters=filters, config=config)
+                    assert [(h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in one.chunks] == [
+                        (h.chunk_id, h.lexical_rank, h.dense_rank, round(h.score, 9)) for h in two.chunks], query
+        async with custom.connection() as conn:
+            mode = await (await conn.execute("SHOW plan_cache_mode")).fetchone()
+            assert mode == ("force_custom_plan",), "the comparison did use custom plans"
+    finally:
+        await custom.close()
+
+
+async def test_pool_connections_prepare_the_candidates_statement_only(pool, database_url: str, embedder,
+                                                                    runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    one = await db.open_pool(database_url, min_size=1, max_size=1)
+    try:
+        for query in ("redis maxmemory evictions", "disk full", "kafka consumer lag", "oom", "tls expired", "dns"):
+            await hybrid_search(one, embedder, query, k=5, config=SearchConfig(parallel_legs=False))
+        async with one.connection() as conn:
+            for _ in range(8):  # psycopg would prepare this by its 5th run, with the default threshold
+                await conn.execute("SELECT count(*) FROM chunks WHERE id > %s", (0,))
+            prepared = await (await conn.execute(
+                "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")).fetchall()
+        assert prepared, "the candidates statement is prepared"
+        assert all("lexical_stats" in text for text, _, _ in prepared), "and nothing else"
+        assert sum(g for _, g, _ in prepared) >= 1 and all(c == 0 for _, _, c in prepared), "with a generic plan"
+    finally:
+        await one.close()
+
+
+async def test_hits_carry_their_documents_features_and_boost_as_computed_ones(pool, embedder, runbooks: Path) -> None:
+    await _ingest(pool, embedder, runbooks)
+    query = "KubePodCrashLooping on payments: pod restarting"
+    hits, _, _ = await fetch_candidates(pool, embedder, query, None, SearchConfig())
+    assert hits and all(h.document_features is not None for h in hits)
+    for h in hits:
+        assert h.document_features == ranking.DocumentFeatures.of(h.document_title, h.document_path, h.document_metadata)
+    bare = [dataclasses.replace(h, document_features=None, boosts={}) for h in hits]
+    ranking.fuse(hits, SearchConfig(), "neutral")
+    ranking.fuse(bare, SearchConfig(), "neutral")
+    ranking.apply_boosts(hits, query, SearchConfig())
+    ranking.apply_boosts(bare, query, SearchConfig())
+    assert [(h.boosts, h.score) for h in hits] == [(h.boosts, h.score) for h in bare]
+    assert any("name_match" in h.boosts for h in hits)
 
 
 async def test_texts_come_for_the_top_of_each_leg_and_load_for_hits_fusion_ranks_up(pool, embedder, runbooks: Path) -> None:
