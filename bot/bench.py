@@ -75,7 +75,8 @@ async def _measure(pool: Any, url: str, embedder: Any, base: list[synthetic.Base
     sizes = await bench.storage(pool, version)
     legs = await bench.leg_latencies(pool, embedder, queries, options.clients, _log)
     few = queries[: options.quality_queries]
-    recall = await bench.hnsw_recall(pool, embedder, few, version)
+    recall = await bench.hnsw_recall(pool, embedder, queries[: options.recall_queries], version)
+    recall["recall_queries"] = min(options.recall_queries, len(queries))
     _log(f"hnsw: {recall}")
     quality = await bench.lexical_quality(pool, embedder, few, options.per_terms)
     _log(f"lexical cut-off: {quality}")
@@ -129,7 +130,8 @@ def bench_cmd(
     chunks: int = typer.Option(100_000, "--chunks", min=100, help="Synthetic chunks to build"),
     as_json: bool = typer.Option(False, "--json", help="Last stdout line: every figure as JSON"),
     queries: int = typer.Option(300, help="Latency queries per leg and client count"),
-    quality_queries: int = typer.Option(50, help="Queries compared with exact BM25 and exact kNN"),
+    quality_queries: int = typer.Option(50, help="Queries compared with exact BM25"),
+    recall_queries: int = typer.Option(300, help="Queries compared with exact kNN (HNSW recall)"),
     naive_queries: int = typer.Option(30, help="Queries for the naive baseline (0: skip it)"),
     rows_baseline: bool = typer.Option(True, help="Also build and time the one-row-per-posting table"),
     real_sample: int = typer.Option(2000, help="Chunks also ingested through the real ingest path (0: skip)"),
@@ -139,7 +141,7 @@ def bench_cmd(
     """Benchmark retrieval on a synthetic corpus of N chunks, in a throw-away database."""
     settings = Settings()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    options = BenchOptions(chunks=chunks, queries=queries, quality_queries=quality_queries,
+    options = BenchOptions(chunks=chunks, queries=queries, quality_queries=quality_queries, recall_queries=recall_queries,
                            naive_queries=naive_queries, rows_baseline=rows_baseline, real_sample=real_sample,
                            server_settings={"shared_buffers": shared_buffers})
     try:

@@ -84,7 +84,7 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     env["RUNBOOK_BOT_HOME"] = str(tmp_path / "home")
     result = subprocess.run(
         [sys.executable, "-m", "bot.cli", "bench", "--chunks", "1000", "--json", "--queries", "24",
-         "--quality-queries", "8", "--naive-queries", "4", "--real-sample", "60", "--eval-dir", str(EVAL)],
+         "--quality-queries", "8", "--recall-queries", "12", "--naive-queries", "4", "--real-sample", "60", "--eval-dir", str(EVAL)],
         capture_output=True, text=True, env=env, timeout=240, cwd=REPO,
     )
     assert result.returncode == 0, result.stderr[-3000:]
@@ -102,6 +102,7 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     assert out["fused_filtered"]["filter"] == {"services": ["cache-1"], "expected_share": 0.0422}
     assert out["fused_filtered"]["short_results"] == 0, "filtered searches still return k chunks"
     assert 0.8 <= out["hnsw_recall_at_10_by_id"] <= out["hnsw_recall_at_10"] <= 1.0
+    assert out["recall_queries"] == 12
     overlap = out["lexical"]["top10_overlap_vs_exact"]
     assert overlap["exact"] == 1.0 and 0 < overlap["250"] <= 1.0 and overlap["2000"] >= overlap["250"]
     ratio = out["lexical"]["top10_score_ratio_vs_exact"]
