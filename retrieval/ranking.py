@@ -73,11 +73,6 @@ def features(hit: ScoredChunk) -> DocumentFeatures:
     return found
 
 
-def document_keys(hit: ScoredChunk) -> frozenset[str]:
-    """Normalised names a query may use for a document: title, file stem, alert names."""
-    return features(hit).keys
-
-
 @lru_cache(maxsize=65536)  # per document; sized for collections of tens of thousands
 def _document_keys(title: str, path: str, alerts: tuple[str, ...]) -> frozenset[str]:
     keys = {_norm(title), _norm(PurePosixPath(path).stem), *(_norm(a) for a in alerts)}
@@ -183,7 +178,7 @@ def _document_boosts(
     doc = features(hit)
     if not idents.isdisjoint(doc.keys):
         boosts["name_match"] = config.title_boost
-    coverage = len(doc.name_terms & qterms) / len(doc.name_terms) if config.path_boost and doc.name_terms else 0.0
+    coverage = name_coverage(hit, qterms) if config.path_boost else 0.0
     if coverage:
         boosts["path_match"] = config.path_boost * coverage
     overlap = sum(1 for t in doc.tags if t in words)

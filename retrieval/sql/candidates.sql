@@ -8,7 +8,7 @@
 --
 -- The lexical leg reads score-at-a-time: every block of every query term, the highest upper bound
 -- (idf x the block's best impact) first, until %(budget)s postings are read (plus the delta's
--- postings of the query terms, at most %(per_term)s per term); the %(candidates)s chunks with the
+-- postings of the query terms, at most {per_term} per term); the {candidates} chunks with the
 -- best partial scores are then re-scored exactly from the forward index, so the scores the leg
 -- returns are exact BM25 (idf from current df, impacts from the stored avgdl).
 -- {dim}, {version}, {filter}, {unfiltered}, {levels} and the LIMITs ({per_term}, {candidates}, {pool},

