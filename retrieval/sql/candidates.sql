@@ -11,7 +11,7 @@
 -- postings of the query terms, at most {per_term} per term); the {candidates} chunks with the
 -- best partial scores are then re-scored exactly from the forward index, so the scores the leg
 -- returns are exact BM25 (idf from current df, impacts from the stored avgdl).
--- {dim}, {version}, {filter}, {unfiltered}, {levels} and the LIMITs ({per_term}, {candidates}, {pool},
+-- {dim}, {version}, {filter}, {unfiltered}, {levels}, {exact_ratio} and the LIMITs ({per_term}, {candidates}, {pool},
 -- {dense_pool}) are filled in by retrieval/candidates.py (literals and a composed clause): the
 -- statement is prepared with a generic plan (db.SESSION_SETTINGS), which sees them as they are.
 -- Every ORDER BY before a LIMIT is total (ties go to the lower chunk id), so the rows do not
@@ -98,12 +98,31 @@ lexical_ranked AS (
     SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC, chunk_id) AS rank FROM lexical
 ),
 -- @part dense
+dense_exact AS (
+    -- A filter that allows few chunks (at most sqrt({exact_ratio} x all chunks)) is answered by
+    -- exact distances over them: walking the HNSW graph past the unallowed ones costs more (it
+    -- grows as the allowed share shrinks, the exact scan as it grows; see candidates.EXACT_RATIO).
+    SELECT NOT {unfiltered} AND count(*) <= sqrt({exact_ratio} * coalesce((SELECT chunk_count FROM stats), 0)) AS exact
+    FROM allowed
+),
 dense AS (
-    SELECT e.chunk_id, e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim}) AS distance
-    FROM chunk_embeddings e
-    WHERE e.version = {version} AND ({unfiltered} OR e.chunk_id IN (SELECT id FROM allowed))
-    ORDER BY e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim})
-    LIMIT {dense_pool}
+    (
+        SELECT e.chunk_id, e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim}) AS distance
+        FROM chunk_embeddings e
+        WHERE e.version = {version}
+          AND ({unfiltered} OR (e.chunk_id IN (SELECT id FROM allowed) AND NOT (SELECT exact FROM dense_exact)))
+        ORDER BY e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim})
+        LIMIT {dense_pool}
+    )
+    UNION ALL
+    (
+        SELECT e.chunk_id, e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim}) AS distance
+        FROM allowed a
+        JOIN chunk_embeddings e ON e.version = {version} AND e.chunk_id = a.id
+        WHERE NOT {unfiltered} AND (SELECT exact FROM dense_exact)
+        ORDER BY 2, e.chunk_id
+        LIMIT {dense_pool}
+    )
 ),
 dense_ranked AS (
     SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank

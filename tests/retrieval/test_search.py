@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from retrieval import db, ranking, store
+from psycopg import sql
+
+from retrieval import candidates, db, ranking, store
 from retrieval.ingest import IngestOptions, ingest
 from retrieval.search import (
     ScoredChunk,
@@ -21,6 +23,7 @@ from retrieval.search import (
     hybrid_search,
     load_texts,
     plain_terms,
+    query_weights,
 )
 
 
@@ -231,6 +234,50 @@ async def test_metadata_filters_restrict_results_and_still_fill_k(pool, embedder
     assert not await _nonempty(pool, embedder, "memory", SearchFilters(environments=("staging",)))
     assert await _nonempty(pool, embedder, "memory", SearchFilters(environments=("Production",)))
     assert not await _nonempty(pool, embedder, "memory", SearchFilters(sources=("other",)))
+
+
+async def _dense_ids(pool, embedder, query: str, filters: SearchFilters) -> list[int]:  # type: ignore[no-untyped-def]
+    hits, _, _ = await fetch_candidates(pool, embedder, query, filters, SearchConfig(legs="dense"))
+    return [h.chunk_id for h in sorted(hits, key=lambda h: h.dense_rank or 0)]
+
+
+def _plan_nodes(plan: dict) -> list[dict]:  # type: ignore[type-arg]
+    return [plan, *(n for child in plan.get("Plans", []) for n in _plan_nodes(child))]
+
+
+@pytest.mark.parametrize("ratio", [candidates.EXACT_RATIO, 0])
+async def test_a_filtered_dense_leg_ranks_the_allowed_chunks_by_distance(
+    pool, embedder, runbooks: Path, monkeypatch: pytest.MonkeyPatch, ratio: int
+) -> None:
+    """Exact distances over a selective filter's chunks (the default here: few chunks) or the HNSW
+    walk (ratio 0): both rank exactly the allowed chunks, nearest first."""
+    await _ingest(pool, embedder, runbooks)
+    monkeypatch.setattr(candidates, "EXACT_RATIO", ratio)
+    query, filters = "pods keep restarting after a deploy", SearchFilters(tags=("kubernetes",))
+    async with pool.connection() as conn:
+        version = await store.active_index(conn)
+        assert version is not None
+        expected = [row[0] for row in await (await conn.execute(
+            sql.SQL("SELECT e.chunk_id FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id"
+                    " JOIN documents d ON d.id = c.document_id JOIN sources src ON src.id = d.source_id"
+                    " WHERE e.version = {v} AND {f}"
+                    " ORDER BY e.embedding::halfvec({dim}) <=> %s::halfvec({dim}), e.chunk_id").format(
+                v=version.id, f=candidates.filter_clause(filters), dim=version.dim),
+            (embedder.embed([query])[0],))).fetchall()]
+    assert 0 < len(expected) < 100, "the filter allows some chunks, fewer than the leg's pool"
+    assert await _dense_ids(pool, embedder, query, filters) == expected
+
+    # Which way the leg went: the exact branch reads the allowed set (alias a) only when it runs.
+    terms, weights = query_weights(query)
+    params = {"terms": terms, "weights": weights, "vector": embedder.embed([query])[0], "budget": 1000,
+              "max_block": 10, "plain": [], "text_rank": 10, "per_term": 700, "candidates": 200, "pool": 100,
+              "dense_pool": 100}
+    async with pool.connection() as conn:
+        row = await (await conn.execute(
+            sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + candidates.statement("dense", version, filters, params),
+            params)).fetchone()
+    exact = [n for n in _plan_nodes(row[0][0]["Plan"]) if n.get("CTE Name") == "allowed" and n.get("Alias") == "a"]
+    assert len(exact) == 1 and exact[0]["Actual Loops"] == (1 if ratio else 0)
 
 
 async def test_tag_filter_and_boost_ignore_case_and_accept_a_single_tag(pool, embedder, tmp_path: Path) -> None:
