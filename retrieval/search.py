@@ -170,6 +170,22 @@ _PUNCTUATION = ".,;:!?()[]{}\"'`<>*"
 TYPED_WORDS = 12  # a question someone typed: every word of it was chosen
 
 
+def candidate_params(
+    query: str, filters: SearchFilters | None, config: SearchConfig, *, text_rank: int = candidates.ALL_TEXTS
+) -> dict[str, Any]:
+    """The candidates statement's parameters for a query, but its vector (None: set it to run the
+    dense leg)."""
+    terms, weights = query_weights(query)  # the dense leg too: its rows carry the query's idf mass
+    unfiltered = filters is None or filters.is_empty()
+    budget = lexical.query_budget(config.per_term, len(terms), filtered=not unfiltered)
+    return {
+        "terms": terms, "weights": weights, "vector": None, "per_term": config.per_term,
+        "budget": budget, "max_block": budget // lexical.BLOCK_SIZE, "pool": config.pool,
+        "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL), "dense_pool": config.pool,
+        "plain": plain_terms(query), "text_rank": text_rank,
+    }
+
+
 async def fetch_candidates(
     pool: AsyncConnectionPool,
     embedder: Embedder,
@@ -183,15 +199,7 @@ async def fetch_candidates(
     masses and timings. Only candidates within text_rank of a leg come with their text: the rest
     have text_loaded False (load_texts fetches it for the few that rank high after fusion)."""
     t0 = time.perf_counter()
-    terms, weights = query_weights(query)  # the dense leg too: its rows carry the query's idf mass
-    unfiltered = filters is None or filters.is_empty()
-    budget = lexical.query_budget(config.per_term, len(terms), filtered=not unfiltered)
-    params = {
-        "terms": terms, "weights": weights, "vector": None, "per_term": config.per_term,
-        "budget": budget, "max_block": budget // lexical.BLOCK_SIZE, "pool": config.pool,
-        "candidates": int(config.pool * lexical.CANDIDATES_PER_POOL), "dense_pool": config.pool,
-        "plain": plain_terms(query), "text_rank": text_rank,
-    }
+    params = candidate_params(query, filters, config, text_rank=text_rank)
     timings: dict[str, float] = {}
 
     async def embedded() -> dict[str, Any]:

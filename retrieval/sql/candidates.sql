@@ -102,7 +102,7 @@ dense_exact AS (
     -- A filter that allows few chunks (at most sqrt({exact_ratio} x all chunks)) is answered by
     -- exact distances over them: walking the HNSW graph past the unallowed ones costs more (it
     -- grows as the allowed share shrinks, the exact scan as it grows; see candidates.EXACT_RATIO).
-    SELECT NOT {unfiltered} AND count(*) <= sqrt({exact_ratio} * coalesce((SELECT chunk_count FROM stats), 0)) AS exact
+    SELECT count(*) <= sqrt({exact_ratio} * coalesce((SELECT chunk_count FROM stats), 0)) AS exact
     FROM allowed
 ),
 dense AS (
@@ -119,6 +119,8 @@ dense AS (
         SELECT e.chunk_id, e.embedding::halfvec({dim}) <=> %(vector)s::halfvec({dim}) AS distance
         FROM allowed a
         JOIN chunk_embeddings e ON e.version = {version} AND e.chunk_id = a.id
+        -- {unfiltered} folds at plan time: an unfiltered search neither runs this branch nor
+        -- counts the allowed set
         WHERE NOT {unfiltered} AND (SELECT exact FROM dense_exact)
         ORDER BY 2, e.chunk_id
         LIMIT {dense_pool}

@@ -16,6 +16,7 @@ from retrieval.search import (
     ScoredChunk,
     SearchConfig,
     SearchFilters,
+    candidate_params,
     classify_query,
     fetch_candidates,
     fetch_parent_section,
@@ -23,7 +24,6 @@ from retrieval.search import (
     hybrid_search,
     load_texts,
     plain_terms,
-    query_weights,
 )
 
 
@@ -268,10 +268,7 @@ async def test_a_filtered_dense_leg_ranks_the_allowed_chunks_by_distance(
     assert await _dense_ids(pool, embedder, query, filters) == expected
 
     # Which way the leg went: the exact branch reads the allowed set (alias a) only when it runs.
-    terms, weights = query_weights(query)
-    params = {"terms": terms, "weights": weights, "vector": embedder.embed([query])[0], "budget": 1000,
-              "max_block": 10, "plain": [], "text_rank": 10, "per_term": 700, "candidates": 200, "pool": 100,
-              "dense_pool": 100}
+    params = {**candidate_params(query, filters, SearchConfig()), "vector": embedder.embed([query])[0]}
     async with pool.connection() as conn:
         row = await (await conn.execute(
             sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + candidates.statement("dense", version, filters, params),
