@@ -52,6 +52,7 @@ class Trace(BaseModel):
     completion_tokens: int = 0
     cost_usd: float = 0.0
     errors: list[str] = Field(default_factory=list)
+    outcomes: list[str] = Field(default_factory=list, description="Labelled events of the agent loop")
 
 
 class Answer(BaseModel):
@@ -63,6 +64,7 @@ class Answer(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     confidence: float = 0.0
     abstained: bool = False
+    tentative: bool = Field(default=False, description="Closest match, below the confident threshold")
     mode: Literal["llm", "extractive"] = "extractive"
     model_used: str | None = None
     closest_titles: list[str] = Field(default_factory=list)

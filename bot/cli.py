@@ -195,22 +195,60 @@ def demo(
     _run(_with_runtime(settings, work))
 
 
-@app.command("eval")
+eval_app = typer.Typer(help="Measure retrieval (`eval --corpus --queries`) or whole answers (`eval answers`).")
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.callback(invoke_without_command=True)
 def eval_cmd(
-    corpus: Path = typer.Option(..., exists=True, file_okay=False, help="The corpus/ folder of an eval set"),
-    queries: Path = typer.Option(..., exists=True, dir_okay=False, help="queries.jsonl"),
+    ctx: typer.Context,
+    corpus: Optional[Path] = typer.Option(None, exists=True, file_okay=False, help="The corpus/ folder of an eval set"),
+    queries: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="queries.jsonl"),
     as_json: bool = typer.Option(False, "--json", help="Last stdout line: the metrics as JSON"),
     compare: bool = typer.Option(False, "--compare", help="Also run BM25-only and dense-only"),
     record: bool = typer.Option(True, help="Store the runs in eval_runs of the bot's database"),
     reranker: Optional[str] = typer.Option(None, help="Cross-encoder model name or path (default RERANKER_MODEL)"),
 ) -> None:
     """Measure retrieval on a labelled corpus, in a throw-away database."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if corpus is None or queries is None:
+        typer.echo("error: eval needs --corpus and --queries (or: eval answers --corpus --cases)", err=True)
+        raise typer.Exit(2)
     from bot.evalrun import run_eval
 
     settings = _settings()
     result = _run(run_eval(settings, corpus, queries, compare=compare, record=record,
                            reranker=reranker or settings.reranker_model))
     typer.echo(render.eval_table(result))
+    if as_json:
+        typer.echo(json.dumps(result, separators=(",", ":")))
+
+
+@eval_app.command("answers")
+def eval_answers_cmd(
+    corpus: Path = typer.Option(..., exists=True, file_okay=False, help="The corpus/ folder of an eval set"),
+    cases: Path = typer.Option(..., exists=True, dir_okay=False, help="Incident cases (.jsonl)"),
+    as_json: bool = typer.Option(False, "--json", help="Last stdout line: the scores as JSON"),
+    llm: bool = typer.Option(False, "--llm", help="Answer with the configured model (LLM_MODEL)"),
+    record: bool = typer.Option(True, help="Store the run in eval_runs of the bot's database"),
+    verbose: bool = typer.Option(False, "--verbose", help="One JSON line per case on stderr"),
+) -> None:
+    """Answer incident cases as the Slack bot would (throw-away database) and score the answers."""
+    from bot.answer_eval import run_answer_eval
+
+    settings = _settings()
+
+    def show(scored: Any) -> None:
+        if verbose:
+            typer.echo(json.dumps(scored.row()), err=True)
+
+    try:
+        result = _run(run_answer_eval(settings, corpus, cases, use_llm=llm, record=record, on_case=show))
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(render.answers_table(result))
     if as_json:
         typer.echo(json.dumps(result, separators=(",", ":")))
 

@@ -109,6 +109,25 @@ def eval_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def answers_table(result: dict[str, Any]) -> str:
+    """Answer scores as a table: overall, then one column per kind of input."""
+    columns: list[tuple[str, dict[str, Any]]] = [("all", result)] + list(result.get("by_kind", {}).items())
+    keys = ["top_right", "false_abstain", "cite_precision"]
+    width = max(len(name) for name, _ in columns) + 4
+    lines = [f"{result.get('cases', 0)} cases ({result.get('mode', '?')}), {result.get('answerable', 0)} answerable"]
+    lines.append("score".ljust(16) + "".join(name.rjust(width) for name, _ in columns))
+    for key in keys:
+        cells = "".join(("-" if m.get(key) is None else f"{m[key]:.3f}").rjust(width) for _, m in columns)
+        lines.append(key.ljust(16) + cells)
+    lines.append("n".ljust(16) + "".join(str(m.get("n", m.get("answerable", 0))).rjust(width) for _, m in columns))
+    lines.append(f"any_right {_f(result.get('any_right'))}; abstain precision {_f(result.get('abstain_precision'))}"
+                 f" / recall {_f(result.get('abstain_recall'))} ({result.get('offtopic', 0)} offtopic);"
+                 f" closest-match answers {_f(result.get('closest_tier'))}")
+    lines.append(f"answer p50 {result.get('p50_ms', 0):.0f} ms, p95 {result.get('p95_ms', 0):.0f} ms;"
+                 f" unverified commands {result.get('unverified_commands', 0)}; tokens {result.get('tokens', 0)}")
+    return "\n".join(lines)
+
+
 def staleness_text(report: dict[str, Any]) -> str:
     """The staleness report for a terminal."""
     lines = [f"Runbooks not updated for {report['days']} days: {len(report['stale'])}"]

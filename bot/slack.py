@@ -29,26 +29,23 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
-from bot.alerts import ThreadMessage, thread_question
 from bot.answering import Answerer, EmptyQuestion
 from bot.background import Tasks
 from bot.context import IncidentContext
 from bot.ratelimit import RateLimiter
 from bot.settings import Settings
 from bot.slack_blocks import (
-    ACTION_DOWN, ACTION_SHARE, ACTION_UP, FEEDBACK_VIEW, Block, answer_blocks, fallback_text, placeholder_blocks,
-    text_blocks, thread_message,
+    ACTION_DOWN, ACTION_SHARE, ACTION_UP, FEEDBACK_VIEW, HELP_WORDS, Block, answer_blocks, fallback_text,
+    placeholder_blocks, slack_question, text_blocks,
 )
 from bot.slack_feedback import on_comment, on_reaction, on_share, on_vote_button
 from bot.slack_reply import (
     PLATFORM, Delivery, Deps, MessageReply, Reply, ResponseUrlReply, SlackConfig, apologise, claimed, delivery_of,
     ephemeral_notice, quietly, tell,
 )
-from guardrails.inputs import normalise_question
 from retrieval import events
 
 log = logging.getLogger(__name__)
-HELP_WORDS = {"", "help", "?", "usage"}
 
 
 async def answer_into(deps: Deps, reply: Reply, question: str, ctx: IncidentContext, *,
@@ -154,12 +151,10 @@ async def _thread_answer(deps: Deps, client: AsyncWebClient, event: dict[str, An
                 await tell(client, channel, user, thread_ts, refusal)
                 return
             await reply.placeholder(placeholder_blocks())
-            earlier, asking = await _read_thread(client, event, bolt)
-            asked = normalise_question(event.get("text", ""), bot_user_id=bolt.bot_user_id).text
-            if asked and asked.lower() in HELP_WORDS:
+            tq = slack_question(event, await _read_thread(client, event), bolt.bot_user_id, bolt.bot_id)
+            if tq is None:
                 await reply.show(text_blocks(messages.SLACK_HELP), messages.SLACK_HELP)
                 return
-            tq = thread_question(asked, earlier, asking=asking)
             ctx = IncidentContext(thread=tq.thread, alert=tq.alert, filters=deps.filters(channel, tq.alert),
                                   entry_point="slack", channel=channel, user=user)
             await answer_into(deps, reply, tq.question, ctx)
@@ -170,15 +165,12 @@ async def _thread_answer(deps: Deps, client: AsyncWebClient, event: dict[str, An
         await apologise(reply, exc, lambda t: tell(client, channel, user, thread_ts, t))
 
 
-async def _read_thread(client: AsyncWebClient, event: dict[str, Any],
-                       bolt: AsyncBoltContext) -> tuple[list[ThreadMessage], ThreadMessage]:
-    """The thread before the asking message (parent alert and replies, oldest first), and that message."""
-    asking = thread_message(event, bolt.bot_user_id, bolt.bot_id)
+async def _read_thread(client: AsyncWebClient, event: dict[str, Any]) -> list[dict[str, Any]]:
+    """The thread before the asking message (parent alert and replies, oldest first), as Slack sends it."""
     if not event.get("thread_ts"):
-        return [], asking
+        return []
     resp = await client.conversations_replies(channel=event["channel"], ts=event["thread_ts"], limit=200)
-    earlier = [m for m in resp.get("messages", []) if float(m.get("ts", 0)) < float(event["ts"])]
-    return [thread_message(m, bolt.bot_user_id, bolt.bot_id) for m in earlier], asking
+    return [m for m in resp.get("messages", []) if float(m.get("ts", 0)) < float(event["ts"])]
 
 
 # --- The app ---------------------------------------------------------------------------------------------------------

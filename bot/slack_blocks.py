@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot import messages
-from bot.alerts import ThreadMessage
+from bot.alerts import ThreadMessage, ThreadQuestion, thread_question
 from bot.answer import Answer, Finding, Source, Step
+from guardrails.inputs import normalise_question
 
 Block = dict[str, Any]
 MAX_BLOCKS = 50
@@ -244,13 +245,43 @@ def thread_message(msg: Mapping[str, Any], bot_user_id: str | None, bot_id: str 
         if att.get("title_link"):
             links.append((att.get("title") or "", att["title_link"]))
         fields += [(f.get("title") or "", f.get("value") or "") for f in att.get("fields") or []]
+        links += _buttons(att.get("actions") or [])
     if not msg.get("text") and not msg.get("attachments"):
         parts += _block_texts(msg.get("blocks") or [])
+    for block in msg.get("blocks") or []:
+        if isinstance(block, dict):
+            links += _buttons(block.get("elements") or []) + _buttons([block.get("accessory") or {}])
     text, found = plain_text("\n".join(p for p in parts if p))
     fields = [(plain_text(k)[0], plain_text(v, found)[0]) for k, v in fields]
     own = bool(bot_user_id and msg.get("user") == bot_user_id) or bool(bot_id and msg.get("bot_id") == bot_id)
     return ThreadMessage(text=text, fields=tuple(fields), links=tuple(links + found), author=msg.get("user"),
                          bot=bool(msg.get("bot_id")) or msg.get("subtype") == "bot_message", own=own)
+
+
+HELP_WORDS = {"", "help", "?", "usage"}
+
+
+def slack_question(event: Mapping[str, Any], earlier: Sequence[Mapping[str, Any]], bot_user_id: str | None,
+                   bot_id: str | None) -> ThreadQuestion | None:
+    """What a mention or DM asks: the message's words (the bot's mention removed), the thread's alert and
+    replies before it (`earlier`, oldest first, as conversations.replies returns them); None when the
+    message asks for help."""
+    asking = thread_message(event, bot_user_id, bot_id)
+    asked = normalise_question(event.get("text") or "", bot_user_id=bot_user_id).text
+    if asked and asked.lower() in HELP_WORDS:
+        return None
+    return thread_question(asked, [thread_message(m, bot_user_id, bot_id) for m in earlier], asking=asking)
+
+
+def _buttons(elements: Sequence[Any]) -> list[tuple[str, str]]:
+    """(label, url) of link buttons: the "Runbook" button of an alert notification."""
+    out = []
+    for e in elements:
+        if isinstance(e, dict) and isinstance(e.get("url"), str):
+            label = e.get("text")
+            label = label.get("text", "") if isinstance(label, dict) else str(label or "")
+            out.append((plain_text(label)[0], e["url"]))
+    return out
 
 
 def _block_texts(blocks: Sequence[Mapping[str, Any]]) -> list[str]:

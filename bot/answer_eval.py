@@ -1,0 +1,262 @@
+"""`runbook-bot eval answers`: incident cases through the path a Slack message takes, scored as a
+person in an incident reads the answer (the ../shared/eval/incidents contract).
+
+Each case is a `/runbook` text (typed, pasted, offtopic) or an `app_mention` under a thread of
+Slack message objects. Both go through the Slack adapter's own reading code
+(`slack_blocks.slack_question`), then the answering service (agent or extractive) and its
+guardrails, in a throw-away database holding the corpus."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.answer import Answer
+from bot.answering import Answerer, EmptyQuestion
+from bot.app import ingest_options, make_answerer, make_embedder, make_llm
+from bot.context import IncidentContext
+from bot.settings import Settings
+from bot.slack_blocks import slack_question
+from retrieval import db
+from retrieval.embed import CachedEmbedder
+from retrieval.evaluate import Outcome, Query, record_run
+from retrieval.ingest import ingest
+from retrieval.search import SearchConfig
+
+BOT_USER = "UBOT"  # the bot's user id in the cases' threads
+KINDS = ("typed", "pasted", "thread", "offtopic")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One incident case: what was sent, and which runbooks answer it ([] = none does)."""
+
+    id: str
+    kind: str
+    ask: str
+    thread: tuple[Mapping[str, Any], ...] = ()
+    relevant: tuple[str, ...] = ()
+
+    @property
+    def answerable(self) -> bool:
+        """True when some runbook answers the case."""
+        return bool(self.relevant)
+
+
+@dataclass
+class Scored:
+    """How one answer did."""
+
+    case: Case
+    abstained: bool
+    top: str | None  # the first source's path
+    sources: list[str]
+    cited: list[str]  # the path each step citation points at
+    confidence: float
+    latency_ms: float
+    tier: str  # confident, closest, abstained, help
+    chunk_ids: list[int] = field(default_factory=list)
+    tokens: int = 0
+    unverified: int = 0  # commands flagged as not found in the cited text
+    outcomes: list[str] = field(default_factory=list)  # labelled agent outcomes (trace)
+
+    @property
+    def top_right(self) -> bool:
+        """Answered, and the first source is a right runbook."""
+        return not self.abstained and self.top in self.case.relevant
+
+    @property
+    def any_right(self) -> bool:
+        """Answered, and some source is a right runbook."""
+        return not self.abstained and any(p in self.case.relevant for p in self.sources)
+
+    @property
+    def cite_precision(self) -> float | None:
+        """Share of step citations that point at a right runbook (answered, answerable cases)."""
+        if self.abstained or not self.case.answerable or not self.cited:
+            return None
+        return sum(1 for p in self.cited if p in self.case.relevant) / len(self.cited)
+
+    def row(self) -> dict[str, Any]:
+        """One JSON-able line per case (--verbose)."""
+        return {"id": self.case.id, "kind": self.case.kind, "answerable": self.case.answerable,
+                "abstained": self.abstained, "tier": self.tier, "top_right": self.top_right,
+                "top": self.top, "confidence": round(self.confidence, 3),
+                "cite_precision": self.cite_precision, "ms": round(self.latency_ms, 1),
+                **({"outcomes": self.outcomes} if self.outcomes else {})}
+
+
+def load_cases(path: Path) -> list[Case]:
+    """Read a cases file (one JSON object a line); a malformed line is an error naming it."""
+    cases = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            kind = str(raw.get("kind") or ("thread" if raw.get("thread") else "typed"))
+            cases.append(Case(str(raw["id"]), kind, str(raw.get("ask") or ""), tuple(raw.get("thread") or ()),
+                              tuple(raw.get("relevant") or ())))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{n}: not a case object: {exc}") from exc
+    return cases
+
+
+def case_question(case: Case, channel: str) -> tuple[str, IncidentContext] | None:
+    """What the Slack adapter would ask the answerer for this case (None: it would show help)."""
+    if not case.thread:  # a `/runbook` command's text goes to the answerer as typed
+        return case.ask, IncidentContext(entry_point="slack", channel=channel, user="U2")
+    last, first = case.thread[-1], case.thread[0]
+    event = {"type": "app_mention", "text": case.ask or last.get("text", ""), "user": last.get("user", "U2"),
+             "ts": last.get("ts"), "thread_ts": first.get("ts"), "channel": channel}
+    replies = [m for m in case.thread if _ts(m) < _ts(event)]
+    asked = slack_question(event, replies, BOT_USER, None)
+    if asked is None:
+        return None
+    return asked.question, IncidentContext(thread=asked.thread, alert=asked.alert, entry_point="slack",
+                                           channel=channel, user=event["user"])
+
+
+def _ts(message: Mapping[str, Any]) -> float:
+    try:
+        return float(message.get("ts") or 0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+async def answer_case(answerer: Answerer, case: Case, channel: str) -> Scored:
+    """Answer one case as the bot would, and score it."""
+    t0 = time.perf_counter()
+    asked = case_question(case, channel)
+    answer: Answer | None = None
+    if asked is not None:
+        try:
+            answer = await answerer.answer(*asked)
+        except EmptyQuestion:
+            answer = None
+    elapsed = (time.perf_counter() - t0) * 1000
+    if answer is None:  # help instead of an answer: counts as not answering
+        return Scored(case, True, None, [], [], 0.0, elapsed, "help")
+    return score_answer(case, answer, elapsed)
+
+
+def score_answer(case: Case, answer: Answer, latency_ms: float) -> Scored:
+    """Score an answer against a case's labels."""
+    by_id = {s.id: s.path for s in answer.sources}
+    cited = [by_id[c] for step in answer.steps for c in step.citations if c in by_id]
+    abstained = answer.abstained or not answer.sources
+    tier = "abstained" if abstained else ("closest" if answer.tentative else "confident")
+    unverified = sum(1 for step in answer.steps for f in step.findings if f.rule == "unverified-command")
+    return Scored(case, abstained, answer.sources[0].path if answer.sources else None,
+                  [s.path for s in answer.sources], cited, answer.confidence, latency_ms, tier,
+                  answer.cited_chunk_ids, answer.trace.prompt_tokens + answer.trace.completion_tokens,
+                  unverified, list(answer.trace.outcomes))
+
+
+def _frac(rows: Sequence[Scored], test: Callable[[Scored], bool]) -> float | None:
+    return round(sum(1 for r in rows if test(r)) / len(rows), 3) if rows else None
+
+
+def _percentile(values: Sequence[float], pct: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(pct / 100 * len(ordered)) - 1))]
+
+
+def summarise(rows: Sequence[Scored]) -> dict[str, Any]:
+    """The incidents README's scores, overall and by kind, plus latency, tiers and tokens."""
+    answerable = [r for r in rows if r.case.answerable]
+    offtopic = [r for r in rows if not r.case.answerable]
+    abstained = [r for r in rows if r.abstained]
+    precisions = [p for r in answerable if (p := r.cite_precision) is not None]
+    out: dict[str, Any] = {
+        "cases": len(rows), "answerable": len(answerable),
+        "top_right": _frac(answerable, lambda r: r.top_right),
+        "any_right": _frac(answerable, lambda r: r.any_right),
+        "false_abstain": _frac(answerable, lambda r: r.abstained),
+        "cite_precision": round(statistics.fmean(precisions), 3) if precisions else None,
+        "offtopic": len(offtopic), "abstain_recall": _frac(offtopic, lambda r: r.abstained),
+        "abstain_precision": _frac(abstained, lambda r: not r.case.answerable),
+        "closest_tier": _frac(rows, lambda r: r.tier == "closest"),
+        "unverified_commands": sum(r.unverified for r in rows),
+        "tokens": sum(r.tokens for r in rows),
+        "p50_ms": round(_percentile([r.latency_ms for r in rows], 50), 1),
+        "p95_ms": round(_percentile([r.latency_ms for r in rows], 95), 1),
+    }
+    out["by_kind"] = {}
+    for kind in sorted({r.case.kind for r in answerable}, key=lambda k: (k not in KINDS, KINDS.index(k) if k in KINDS else 0, k)):
+        xs = [r for r in answerable if r.case.kind == kind]
+        kp = [p for r in xs if (p := r.cite_precision) is not None]
+        out["by_kind"][kind] = {"n": len(xs), "top_right": _frac(xs, lambda r: r.top_right),
+                                "false_abstain": _frac(xs, lambda r: r.abstained),
+                                "cite_precision": round(statistics.fmean(kp), 3) if kp else None}
+    outcomes: dict[str, int] = {}
+    for r in rows:
+        for o in r.outcomes:
+            outcomes[o] = outcomes.get(o, 0) + 1
+    if outcomes:
+        out["agent_outcomes"] = dict(sorted(outcomes.items()))
+    return out
+
+
+async def run_answer_eval(
+    settings: Settings, corpus: Path, cases_file: Path, *, use_llm: bool = False, record: bool = True,
+    on_case: Callable[[Scored], None] | None = None,
+) -> dict[str, Any]:
+    """Ingest the corpus into a throw-away database, answer every case, return the scores."""
+    cases = load_cases(cases_file)
+    llm = make_llm(settings) if use_llm else None
+    if use_llm and llm is None:
+        raise ValueError("--llm needs a model: set LLM_MODEL (and LLM_API_BASE for a local server)")
+    embedder = CachedEmbedder(make_embedder(settings), size=8192)
+    rows: list[Scored] = []
+    with db.throwaway_server() as url:
+        pool = await db.open_pool(url, min_size=1, max_size=4)
+        try:
+            summary = await ingest(pool, embedder, [corpus], ingest_options(settings, "eval"))
+            print(f"ingested {len(summary.added)} documents, {summary.chunks_written} chunks"
+                  f" ({len(summary.skipped)} skipped, {len(summary.failed)} failed)", file=sys.stderr)
+            answerer = make_answerer(settings.model_copy(update={"feedback_enabled": False}), pool, embedder, llm)
+            for n, case in enumerate(cases):
+                scored = await answer_case(answerer, case, f"C{n:05d}")
+                rows.append(scored)
+                if on_case is not None:
+                    on_case(scored)
+        finally:
+            await pool.close()
+    result = summarise(rows)
+    result["mode"] = "llm" if use_llm else "extractive"
+    if use_llm and llm is not None:
+        result["model"] = getattr(llm, "model", None)
+    if record:
+        await _record(settings, corpus, cases_file, result, rows, answerer.search_config)
+    return result
+
+
+async def _record(settings: Settings, corpus: Path, cases_file: Path, result: dict[str, Any],
+                  rows: Sequence[Scored], config: SearchConfig) -> None:
+    """Store the run in eval_runs / eval_results of the bot's database (kind as the variant)."""
+    from bot.evalrun import _NoEmbedder
+    from bot.app import open_runtime
+
+    outcomes = [Outcome(Query(r.case.id, r.case.ask, r.case.relevant, r.case.kind), r.sources, r.chunk_ids,
+                        r.confidence, r.abstained, r.latency_ms) for r in rows]
+    try:
+        runtime = await open_runtime(settings, embedder=_NoEmbedder())
+    except db.DatabaseUnavailable as exc:
+        print(f"warning: eval run not recorded: {exc}", file=sys.stderr)
+        return
+    try:
+        run_id = await record_run(runtime.pool, corpus.resolve(), cases_file.resolve(),
+                                  f"answers-{result['mode']}", config, result, outcomes)
+        print(f"recorded eval run {run_id} (answers, {result['mode']})", file=sys.stderr)
+    finally:
+        await runtime.close()
