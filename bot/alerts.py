@@ -9,22 +9,29 @@ builds the question: what the user asked, else the alert, else the thread's firs
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from retrieval.analyzer import analyze
 from retrieval.search import SearchFilters
 
 _AM_TITLE = re.compile(r"^\[(FIRING|RESOLVED)(?::\s*(\d+))?\]\s*(.+)$", re.IGNORECASE)
 _GRAFANA_LEGACY = re.compile(r"^\[(Alerting|OK|No Data|Pending|Resolved)\]\s*(.+)$", re.IGNORECASE)
 _PAGERDUTY = re.compile(
     r"^(?:\W*)(Triggered|Acknowledged|Resolved|Escalated|Reassigned)\b[:\s]*#(\d+)\s*[:\-–]?\s*(.*)$", re.IGNORECASE)
+# Opsgenie: `#2017: PrometheusTSDBReloadsFailing: monitoring/prometheus-k8s-0` (after "New alert created").
+_OPSGENIE = re.compile(r"^#(\d+):\s*([^:]+?)(?::\s+(.*))?$")
+# Datadog monitors: `[Triggered on {host:db-1}] NodeNetworkTransmitErrs`, `[Recovered] ...`, `[Warn] ...`.
+_DATADOG = re.compile(r"^\[(Triggered|Re-Triggered|Recovered|Warn|Warning|Alert|No Data)(?: on \{[^}]*\})?\]\s*(.+)$",
+                      re.IGNORECASE)
+_BOLD_TITLE = re.compile(r"^(?:[:\w+-]+:\s*)*\*([^*\n]{3,200})\*\s*(.*)$")  # `:warning: *Disk usage high* (...)`
 _KV_LINE = re.compile(r"^\s*(?:[-•◦▪*]\s*)?([A-Za-z][\w .\-/]{0,40}?)\s*(?:=|:)\s+(.+?)\s*$")
 _KV_PAIR = re.compile(r"""([A-Za-z_][\w.\-]*)=("[^"]*"|'[^']*'|[^\s,)]+)""")
 _URL = re.compile(r"https?://[^\s<>|)\]]+")
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_:.\-]*$")
 _CAMEL = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+$")
 _SEVERITIES = {"critical", "error", "warning", "warn", "info", "high", "low", "page", "major", "minor",
-               "sev1", "sev2", "sev3", "p1", "p2", "p3", "p4"}
+               "sev1", "sev2", "sev3", "p1", "p2", "p3", "p4", "none", "s1", "s2", "s3", "s4"}
 _ALIASES = {
     "alert_name": "alertname", "rule": "alertname", "rule_name": "alertname", "alert_rule": "alertname",
     "runbook": "runbook_url", "runbook_link": "runbook_url", "playbook": "runbook_url", "playbook_url": "runbook_url",
@@ -85,10 +92,58 @@ def extract_alert(message: ThreadMessage) -> Alert | None:
     alert.origin = alert.origin or "labels"
     if alert.origin == "alertmanager" and "grafana" in message.text.lower():
         alert.origin = "grafana"
+    _prose(lines, alert.labels)
     alert.runbook_links = _runbook_links(alert.labels, message)
     if alert.runbook_links and "runbook_url" not in alert.labels:
         alert.labels["runbook_url"] = alert.runbook_links[0]
     return alert
+
+
+def notification(message: ThreadMessage) -> Alert:
+    """A message an integration posted that no known format describes (a home-grown relay, a
+    watcher, a disk check): its first prose line is the summary, the next ones the description, and
+    a bold CamelCase word in it the alert name."""
+    lines = [line.strip() for line in message.text.splitlines() if line.strip()]
+    labels: dict[str, str] = {}
+    for line in lines[:2]:
+        for word in re.findall(r"\*([A-Za-z][\w:.\-]*)\*", line):
+            if _CAMEL.match(word):
+                labels.setdefault("alertname", word)
+    _prose(lines, labels)
+    return Alert(labels=labels, origin="notification", runbook_links=_runbook_links(labels, message))
+
+
+def _prose(lines: Sequence[str], labels: dict[str, str]) -> None:
+    """Summary and description from a notification's prose lines, where its labels have none: the
+    lines that are neither a title, a label, a link nor notification furniture."""
+    prose = [p for p in (_prose_line(line) for line in lines[:12]) if p]
+    if not prose or ("summary" in labels and "description" in labels):
+        return
+    if "summary" not in labels:
+        labels["summary"] = prose.pop(0)
+    if prose and "description" not in labels:
+        labels["description"] = " ".join(prose[:3])[:500]
+
+
+def _prose_line(line: str) -> str:
+    """A line as prose, or "" when it is a title, a label, a bare link or furniture."""
+    text = line.strip()
+    if _AM_TITLE.match(text.strip("*_ ")) or _GRAFANA_LEGACY.match(text.strip("*_ ")) or _DATADOG.match(text):
+        return ""
+    if _PAGERDUTY.match(text.strip("*_ ")) or _OPSGENIE.match(text.strip("*_ ")):
+        return ""
+    if _KV_LINE.match(text.replace("*", "")) or _URL.fullmatch(text) or text.lower().strip("*_ ") in _FURNITURE:
+        return ""
+    if re.fullmatch(r"[-•◦▪*]?\s*\S+\s*[=:]\s*.*", text) or text.endswith(":"):
+        return ""
+    m = _BOLD_TITLE.match(text)
+    if m:
+        text = (m[1] + " " + m[2]).strip()
+    text = re.sub(r"[*_`]+", "", text).strip(" ·—-")
+    return text if len(re.findall(r"[A-Za-z]{2,}", text)) >= 3 else ""
+
+
+_FURNITURE = {"firing", "resolved", "new alert created", "alert created", "labels", "annotations", "details"}
 
 
 def _title(line: str, alert: Alert) -> bool:
@@ -112,6 +167,16 @@ def _title(line: str, alert: Alert) -> bool:
         return True
     if m := _GRAFANA_LEGACY.match(line):
         alert.origin = "grafana"
+        alert.labels.update(status=m[1].lower(), alertname=m[2].strip())
+        return True
+    if (m := _OPSGENIE.match(line)) and _IDENTIFIER.match(m[2].strip()):
+        alert.origin = "opsgenie"
+        alert.labels.update(alertname=m[2].strip(), incident=f"#{m[1]}")
+        if m[3]:
+            alert.labels.setdefault("target", m[3].strip())
+        return True
+    if m := _DATADOG.match(line):
+        alert.origin = "datadog"
         alert.labels.update(status=m[1].lower(), alertname=m[2].strip())
         return True
     return False
@@ -174,11 +239,13 @@ def _runbook_links(labels: dict[str, str], message: ThreadMessage) -> list[str]:
 
 
 def find_alert(messages: Sequence[ThreadMessage]) -> Alert | None:
-    """The first alert in the thread (usually the parent message), skipping the bot's own messages."""
+    """The first alert in the thread (usually the parent message), skipping the bot's own messages;
+    else the first message an integration posted, read as a notification."""
     for message in messages:
         if not message.own and (alert := extract_alert(message)):
             return alert
-    return None
+    posted = next((m for m in messages if m.bot and not m.own and m.text.strip()), None)
+    return notification(posted) if posted is not None else None
 
 
 def alert_question(alert: Alert) -> str:
@@ -189,6 +256,33 @@ def alert_question(alert: Alert) -> str:
     if detail and name and name.lower() not in detail.lower():
         return f"{name}: {detail}"
     return detail or name
+
+
+def alert_query(labels: Mapping[str, str], max_chars: int = 600) -> str:
+    """What an alert says, as a search sees it: its name, summary and description."""
+    parts: list[str] = []
+    for key in ("alertname", "summary", "description"):
+        value = " ".join((labels.get(key) or "").split())
+        if value and not any(value.lower() in p.lower() for p in parts):
+            parts.append(value)
+    return ". ".join(parts)[:max_chars]
+
+
+# What people write to the bot when the alert above says it all: "what do I do?", "runbook?", "is this
+# bad?", "how do i fix this", "what should i look at". Stems, as retrieval.analyzer makes them.
+_ASK_WORDS = frozenset("""
+    do doe done what whi how now next first runbook runbook? playbook pl plz pleas help fix fixe handl deal
+    look check see start begin mean care matter bad serious urgent real fals alarm ok okay safe ignor worri
+    go on happen move suppos should shall can could would just it this that thing one alert page
+    actual anyth someth els need get know tell explain us we i me our here there again
+""".split())
+
+
+def says_little(question: str) -> bool:
+    """True when a message says nothing the alert it answers does not: at most one word that is
+    neither a question word nor filler ("what do I do?", "runbook?", "is this safe to ignore?")."""
+    words = [t for t in analyze(question) if t not in _ASK_WORDS and not t.isdigit()]
+    return len(words) <= 1
 
 
 def thread_question(asked: str, earlier: Sequence[ThreadMessage], *, asking: ThreadMessage | None = None,

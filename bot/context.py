@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.alerts import alert_query, says_little
 from retrieval.search import SearchFilters
 
 # Alert labels worth showing the model and adding to the search, most useful first.
@@ -37,11 +38,19 @@ class IncidentContext:
             budget -= len(text) + 9
         return "\n".join(lines + recent) or "(none)"
 
-    def search_query(self, question: str, max_chars: int = 500) -> str:
-        """The question, plus the alert's name and summary when the question does not say them."""
-        parts = [question.strip()]
-        for key in ("alertname", "summary"):
-            value = (self.alert.get(key) or "").strip()
-            if value and value.lower() not in question.lower():
-                parts.append(value)
-        return " ".join(parts)[:max_chars]
+    def runbook_links(self) -> list[str]:
+        """Links to runbooks that the alert carries (`runbook_url`, a "Runbook" button)."""
+        url = (self.alert.get("runbook_url") or "").strip()
+        return [url] if url.startswith(("http://", "https://")) else []
+
+    def search_query(self, question: str, max_chars: int = 800) -> str:
+        """What the search sees: the alert (name, summary, description) when the question says
+        little more than "what do I do?", else the question with the alert as context."""
+        alert = alert_query(self.alert)
+        if not alert:
+            return question.strip()[:max_chars]
+        if says_little(question):
+            return alert[:max_chars]
+        if alert.lower() in question.lower():
+            return question.strip()[:max_chars]
+        return f"{question.strip()} {alert}"[:max_chars]
