@@ -22,6 +22,7 @@ from guardrails.inputs import normalise_question
 from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
 from retrieval.history import AnswerRecord, record_answer
+from retrieval.links import linked_documents
 from retrieval.search import Reranker, SearchConfig
 from retrieval.weights import WeightsCache
 
@@ -58,7 +59,8 @@ class Answerer:
         started = time.perf_counter()
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
                              limits=self.tool_limits, feedback=await self._feedback(), reranker=self.reranker,
-                             show=lambda text: guard_chunk(text, secrets=self.secrets))
+                             show=lambda text: guard_chunk(text, secrets=self.secrets),
+                             pinned=await self._linked(context), min_plausible=self.limits.min_plausible)
         try:
             answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
         except Exception:
@@ -73,6 +75,17 @@ class Answerer:
         _observe(answer, context, tools, total_ms)
         _log(answer, context, answer_id, total_ms)
         return answer
+
+    async def _linked(self, context: IncidentContext) -> tuple[str, ...]:
+        """The runbooks of the corpus that the incident's alert links to."""
+        links = context.runbook_links()
+        if not links:
+            return ()
+        try:
+            return tuple(await linked_documents(self.pool, links))
+        except Exception:  # a link that cannot be resolved only loses its boost
+            log.exception("could not resolve the alert's runbook links %s", links)
+            return ()
 
     async def _feedback(self) -> FeedbackModel | None:
         if self.weights is None:

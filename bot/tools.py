@@ -127,6 +127,8 @@ class RunbookTools:
     feedback: FeedbackModel | None = None  # engineers' votes as reranking boosts
     reranker: Reranker | None = None  # cross-encoder, when configured
     show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
+    pinned: tuple[str, ...] = ()  # documents the incident's alert links to: searches put them first
+    min_plausible: float = 0.0  # below this retrieval confidence nothing found is worth showing
     evidence: dict[int, Evidence] = field(default_factory=dict)
     searches: list[SearchResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -178,7 +180,7 @@ class RunbookTools:
         chosen = filters.to_filters() if filters else self.filters
         result = await hybrid_search(self.pool, self.embedder, query, k=min(k, self.limits.max_k),
                                      filters=chosen, config=self.config, feedback=self.feedback,
-                                     reranker=self.reranker)
+                                     reranker=self.reranker, pinned=self.pinned)
         self.searches.append(result)
         if not result.chunks:
             return self._emit("hybrid_search", ["No runbook matched. Try other words, or answer that no runbook covers this."])

@@ -55,6 +55,8 @@ def filter_clause(filters: SearchFilters | None) -> sql.Composable:
     parts: list[sql.Composable] = []
     if filters.sources:
         parts.append(sql.SQL("src.name = ANY({})").format(sql.Literal(list(filters.sources))))
+    if filters.paths:
+        parts.append(sql.SQL("d.path = ANY({})").format(sql.Literal(list(filters.paths))))
     for key, values in (("service", filters.services), ("environment", filters.environments)):
         if values:
             parts.append(

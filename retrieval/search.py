@@ -38,10 +38,11 @@ class SearchFilters:
     services: tuple[str, ...] = ()
     environments: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # only these documents (a runbook an alert links to)
 
     def is_empty(self) -> bool:
         """True when no field filters anything."""
-        return not (self.sources or self.services or self.environments or self.tags)
+        return not (self.sources or self.services or self.environments or self.tags or self.paths)
 
 
 @dataclass(frozen=True)
@@ -290,9 +291,11 @@ async def hybrid_search(
     reranker: Reranker | None = None,
     token_budget: int | None = None,
     feedback: FeedbackModel | None = None,
+    pinned: Sequence[str] = (),
 ) -> SearchResult:
     """Search runbooks: fused BM25 + dense candidates, boosted (also by engineers' votes when a
-    feedback model is given), deduped, with a confidence."""
+    feedback model is given), deduped, with a confidence. `pinned` documents (paths: the runbook an
+    alert links to) come first, with their best chunks for the query."""
     config = config or SearchConfig()
     if feedback is not None and feedback.lexical_weight is not None:
         config = replace(config, lexical_weight=feedback.lexical_weight)
@@ -305,6 +308,8 @@ async def hybrid_search(
     hits, mass, timings = await fetch_candidates(pool, embedder, query, filters, config, text_rank=2 * shown)
     ranking.fuse(hits, config, kind)
     ranking.apply_boosts(hits, query, config)
+    if pinned:
+        hits += await _pinned_candidates(pool, embedder, query, hits, pinned, filters, config, kind, 2 * shown)
     if feedback is not None and not feedback.empty:
         # The query vector again: the embedder caches it, so this costs a dictionary lookup.
         apply_feedback(hits, feedback, await embed_query(embedder, query))
@@ -316,6 +321,8 @@ async def hybrid_search(
         hits = await _rerank(reranker, query, hits, config)
         timings["rerank"] = (time.perf_counter() - t1) * 1000
     conf = ranking.confidence(hits, query, mass.known, mass.unknown)
+    if hits and hits[0].document_path in pinned:  # the alert itself names the runbook
+        conf = max(conf, LINKED_CONFIDENCE)
     closest = list(dict.fromkeys(h.document_title for h in hits))[:3]
     top = ranking.merge_adjacent(hits[: max(k, 1) * 2])[:k]
     if token_budget is not None:
@@ -325,6 +332,30 @@ async def hybrid_search(
         query=query, chunks=top, confidence=conf, confident=conf >= config.min_confidence,
         query_kind=kind, closest_titles=closest, timings_ms=timings,
     )
+
+
+LINK_BOOST = 1.0  # above any fused score: the alert's own runbook link outranks every match
+LINKED_CONFIDENCE = 0.9
+
+
+async def _pinned_candidates(
+    pool: AsyncConnectionPool, embedder: Embedder, query: str, hits: list[ScoredChunk], pinned: Sequence[str],
+    filters: SearchFilters | None, config: SearchConfig, kind: QueryKind, text_rank: int,
+) -> list[ScoredChunk]:
+    """Boost the pinned documents' hits to the top, in place; the candidates of pinned documents
+    that the search did not reach (the query shares no words with them) are fetched and returned."""
+    missing = tuple(p for p in pinned if p not in {h.document_path for h in hits})
+    extra: list[ScoredChunk] = []
+    if missing:
+        only = replace(filters or SearchFilters(), paths=missing)
+        extra, _, _ = await fetch_candidates(pool, embedder, query, only, config, text_rank=text_rank)
+        ranking.fuse(extra, config, kind)
+        ranking.apply_boosts(extra, query, config)
+    for h in (*hits, *extra):
+        if h.document_path in pinned:
+            h.boosts["runbook_link"] = LINK_BOOST
+            h.score += LINK_BOOST
+    return extra
 
 
 async def load_texts(pool: AsyncConnectionPool, hits: list[ScoredChunk], head: int) -> list[ScoredChunk]:
