@@ -9,7 +9,7 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -17,12 +17,13 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from bot import messages
 from bot.answer import Answer, Finding, Source, Step, Trace
 from bot.context import IncidentContext
-from bot.extractive import abstain, extractive_answer
+from bot.extractive import abstain, abstention, extractive_answer
 from bot.llm import LLM, ChatMessage, LLMError
 from bot.tools import RunbookTools
 from guardrails.answers import check_citations, command_in_text, should_abstain
 from prompts.render import render
-from retrieval.search import SearchResult, fetch_parent_section, hybrid_search
+from retrieval.search import SearchResult, hybrid_search
+from retrieval.sections import document_sections
 
 log = logging.getLogger(__name__)
 MAX_CALLS_PER_ROUND = 4
@@ -35,7 +36,8 @@ class AgentLimits:
     max_steps: int = 6
     call_timeout_s: float = 30.0
     total_timeout_s: float = 60.0
-    min_confidence: float = 0.25
+    min_confidence: float = 0.25  # below: a closest match, shown as one
+    min_plausible: float = 0.08  # below: abstain
 
 
 class DraftStep(BaseModel):
@@ -107,23 +109,20 @@ async def _fallback(
 
 
 async def extractive_plan(question: str, context: IncidentContext, tools: RunbookTools, *, why: str) -> Answer:
-    """The fixed plan without a model: search, expand the best parent sections, quote their steps."""
+    """The fixed plan without a model: search, read the best runbook, quote its procedure; a
+    closest match below the confident threshold is shown as one; nothing plausible: abstain."""
     t0 = time.perf_counter()
     result = await hybrid_search(tools.pool, tools.embedder, context.search_query(question), k=5,
                                  filters=context.filters, config=tools.config, feedback=tools.feedback,
-                                 reranker=tools.reranker)
+                                 reranker=tools.reranker, pinned=tools.pinned)
     tools.searches.append(result)
-    expanded: dict[int, str] = {}
-    seen_sections: set[int] = set()
-    for hit in result.chunks[:3]:
-        if hit.section_id in seen_sections:
-            continue
-        seen_sections.add(hit.section_id)
-        section = await fetch_parent_section(tools.pool, hit.chunk_id)
-        if section is not None:
-            expanded[hit.chunk_id] = tools.show(section.text)
+    if not result.chunks or result.confidence < tools.min_plausible:
+        tools.retrieval_ms += (time.perf_counter() - t0) * 1000
+        return abstention(question, result, mode="extractive")
+    sections = await document_sections(tools.pool, result.chunks[0].document_id)
+    shown = [replace(s, text=tools.show(s.text)) for s in sections]
     tools.retrieval_ms += (time.perf_counter() - t0) * 1000
-    return extractive_answer(question, result, why=why, expanded=expanded)
+    return extractive_answer(question, result, shown, why=why, tentative=not result.confident)
 
 
 async def _loop(

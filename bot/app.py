@@ -65,7 +65,8 @@ def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embed
     return Answerer(
         pool=pool, embedder=embedder, llm=llm, policy=load_policy(settings.guard_policy),
         limits=AgentLimits(max_steps=settings.agent_max_steps, call_timeout_s=settings.llm_timeout_s,
-                           total_timeout_s=settings.agent_timeout_s, min_confidence=settings.min_confidence),
+                           total_timeout_s=settings.agent_timeout_s, min_confidence=settings.min_confidence,
+                           min_plausible=min(settings.min_plausible, settings.min_confidence)),
         tool_limits=ToolLimits(budget_tokens=settings.tool_budget_tokens, call_tokens=settings.tool_call_tokens,
                                timeout_s=settings.tool_timeout_s),
         search_config=SearchConfig(min_confidence=settings.min_confidence, rerank_weight=settings.reranker_weight,

@@ -1,96 +1,103 @@
-"""Extractive answers: the best sections' steps and commands, cited, with no LLM."""
+"""Extractive answers, with no LLM: the best runbook's procedure, in its order, cited; a closest
+match shown as such; or "I don't have a runbook for that"."""
 
 from __future__ import annotations
 
 import re
-import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 from bot import messages
 from bot.answer import Answer, Source, Step
+from bot.procedure import meaning, procedure
 from retrieval.search import ScoredChunk, SearchResult
+from retrieval.sections import DocumentSection
 
 Mode = Literal["llm", "extractive"]
-_FENCE = re.compile(r"^(```|~~~)")
-_NUMBERED = re.compile(r"^(\d+)[.)]\s+(.*)")  # top-level steps only; sub-items stay inside
 MAX_STEPS = 8
-
-
-def sources_from(result: SearchResult, limit: int = 5) -> list[Source]:
-    """Number the top hits as citable sources."""
-    return [
-        Source(
-            id=i, chunk_id=h.chunk_id, document=h.document_title, path=h.document_path,
-            heading_path=list(h.heading_path), link=h.link, relevance=round(h.score, 4),
-        )
-        for i, h in enumerate(result.chunks[:limit], start=1)
-    ]
-
-
-def extract_steps(text: str) -> list[tuple[str, list[str]]]:
-    """Numbered steps with the commands in the code fences that follow each (top level only)."""
-    steps: list[tuple[str, list[str]]] = []
-    fence: list[str] | None = None
-    loose_commands: list[str] = []
-    for line in text.splitlines():
-        stripped = line.strip()
-        if _FENCE.match(stripped):
-            if fence is None:
-                fence = []
-                continue
-            command = textwrap.dedent("\n".join(fence)).strip()
-            fence = None
-            if command:
-                (steps[-1][1] if steps else loose_commands).append(command)
-            continue
-        if fence is not None:
-            fence.append(line.rstrip())
-            continue
-        match = _NUMBERED.match(line)
-        if match:
-            steps.append((_plain(match[2]), []))
-    if not steps and loose_commands:
-        steps.append(("", loose_commands))
-    return steps
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"\*\*|__|`", "", text).strip()
+SEE_ALSO = 2  # other runbooks listed as sources (never as steps)
 
 
 def extractive_answer(
-    question: str, result: SearchResult, *, why: str = "", expanded: Mapping[int, str] | None = None
+    question: str, result: SearchResult, sections: Sequence[DocumentSection], *, why: str = "",
+    tentative: bool = False,
 ) -> Answer:
-    """Answer from retrieved text alone (a chunk's whole parent section where `expanded` has it),
-    or abstain when retrieval is not confident."""
-    if not result.chunks or not result.confident:
-        return abstention(question, result, mode="extractive")
-    sources = sources_from(result)
-    steps: list[Step] = []
-    for source, hit in zip(sources, result.chunks):
-        text = (expanded or {}).get(hit.chunk_id, hit.text)
-        for instruction, commands in extract_steps(text):
-            if len(steps) >= MAX_STEPS:
-                break
-            steps.append(Step(
-                instruction=instruction or _section_pointer(hit),
-                commands=commands, priority="now" if not steps else "next",
-                citations=[source.id],
-            ))
+    """The top hit's runbook as steps: its procedure (diagnosis, mitigation...) in the runbook's
+    order, each step citing its section; other close runbooks follow as sources only. `sections`
+    are the top runbook's, in order, their text already made safe to show. `tentative`: the match is
+    the closest, not a confident one, and the answer says so."""
     top = result.chunks[0]
-    summary = f"Best match: {top.document_title} › {' › '.join(top.heading_path[1:]) or 'overview'} [1]."
-    return Answer(
-        question=question, answer=summary, steps=steps, sources=sources,
-        confidence=round(result.confidence, 3), mode="extractive",
-        notes=[messages.EXTRACTIVE_NOTE.format(why=why)],
-    )
+    matched = sorted({i for i, s in enumerate(sections) for h in result.chunks
+                      if h.document_id == top.document_id and s.section_id == h.section_id})
+    read = procedure([s.text for s in sections], matched, max_steps=MAX_STEPS)
+    sources: dict[int, Source] = {}  # section index -> source
+    steps: list[Step] = []
+    for found in read:
+        source = sources.get(found.section)
+        if source is None:
+            source = sources[found.section] = _section_source(len(sources) + 1, top, sections[found.section], result)
+        steps.append(Step(instruction=found.instruction, commands=found.commands,
+                          priority="now" if not steps else "next", citations=[source.id]))
+    if not steps:  # nothing to quote as steps: point at the best matching section
+        source = sources[0] = _hit_source(1, top)
+        steps.append(Step(instruction=messages.SEE_SECTION.format(title=top.document_title, section=_section(top)),
+                          priority="now", citations=[1]))
+    cited = list(sources.values())
+    cited += _see_also(result, top, start=len(cited) + 1)
+    summary = _summary(top, [s.text for s in sections], tentative)
+    notes = [messages.EXTRACTIVE_NOTE.format(why=why)]
+    if tentative:
+        notes.insert(0, messages.CLOSEST_MATCH_NOTE.format(confidence=result.confidence))
+    if len(read) >= MAX_STEPS:
+        notes.append(messages.MORE_IN_RUNBOOK.format(title=top.document_title))
+    return Answer(question=question, answer=summary, steps=steps, sources=cited,
+                  confidence=round(result.confidence, 3), mode="extractive", tentative=tentative, notes=notes)
 
 
-def _section_pointer(hit: ScoredChunk) -> str:
-    return messages.SEE_SECTION.format(
-        title=hit.document_title, section=" › ".join(hit.heading_path[1:]) or "overview"
-    )
+def _summary(top: ScoredChunk, texts: Sequence[str], tentative: bool) -> str:
+    what = meaning(texts)
+    template = messages.CLOSEST_MATCH_SUMMARY if tentative else messages.RUNBOOK_SUMMARY
+    return template.format(title=top.document_title, meaning=(" " + what) if what else "").strip()
+
+
+def _section(hit: ScoredChunk) -> str:
+    return " › ".join(hit.heading_path[1:]) or "overview"
+
+
+def _section_source(number: int, top: ScoredChunk, section: DocumentSection, result: SearchResult) -> Source:
+    """A source for a section of the top runbook: the best hit in it, else the section's first chunk."""
+    hit = next((h for h in result.chunks if h.section_id == section.section_id), None)
+    if hit is not None:
+        return _hit_source(number, hit)
+    return Source(id=number, chunk_id=section.first_chunk_id, document=top.document_title, path=top.document_path,
+                  heading_path=list(section.heading_path), link=_section_link(top.link, section.heading_path),
+                  relevance=round(top.score, 4))
+
+
+def _hit_source(number: int, hit: ScoredChunk) -> Source:
+    return Source(id=number, chunk_id=hit.chunk_id, document=hit.document_title, path=hit.document_path,
+                  heading_path=list(hit.heading_path), link=hit.link, relevance=round(hit.score, 4))
+
+
+def _section_link(link: str | None, heading: Sequence[str]) -> str | None:
+    """The top hit's link pointed at another section of the same runbook."""
+    if not link:
+        return None
+    base = link.split("#", 1)[0]
+    slug = re.sub(r"[^\w\- ]", "", heading[-1].lower()).strip().replace(" ", "-") if heading else ""
+    return f"{base}#{slug}" if slug else base
+
+
+def _see_also(result: SearchResult, top: ScoredChunk, *, start: int) -> list[Source]:
+    """The best hit of each other runbook among the results, as further sources."""
+    seen = {top.document_id}
+    out: list[Source] = []
+    for hit in result.chunks[1:]:
+        if hit.document_id in seen or len(out) >= SEE_ALSO:
+            continue
+        seen.add(hit.document_id)
+        out.append(_hit_source(start + len(out), hit))
+    return out
 
 
 def abstention(question: str, result: SearchResult, *, mode: Mode = "extractive") -> Answer:

@@ -14,6 +14,15 @@ EMPTY_QUESTION = (
 )
 QUESTION_TRUNCATED = "Your question was cut to its first {limit} characters."
 SEE_SECTION = "See {title} › {section}."
+RUNBOOK_SUMMARY = "Runbook *{title}* [1].{meaning}"
+CLOSEST_MATCH_SUMMARY = (
+    "Closest match: *{title}* [1]. I'm not sure it covers this: check that it applies before following it.{meaning}"
+)
+CLOSEST_MATCH_NOTE = (
+    "Closest match, not a confident one (confidence {confidence:.2f}): no runbook clearly covers this, so check "
+    "that this one applies."
+)
+MORE_IN_RUNBOOK = "The runbook {title} has more steps than shown here: open it for the rest."
 ABSTAIN_REASON = "Why no answer: {reason}."
 LLM_TIMED_OUT = " (the language model timed out)"
 LLM_FAILED = " (the language model failed: {detail})"

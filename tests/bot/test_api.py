@@ -40,7 +40,7 @@ async def test_ask_returns_answer_sources_with_text_and_model(client: TestClient
     body = await response.json()
     assert body["mode"] == "extractive" and body["model_used"] is None and not body["abstained"]
     assert body["answer"] and body["steps"] and body["request_id"]
-    assert len(body["sources"]) == 2
+    assert 1 <= len(body["sources"]) <= 2
     top = body["sources"][0]
     assert top["path"] == "disk-full.md" and top["chunk_id"] and top["relevance"] > 0
     assert top["document"] == "Disk full on a Linux host" and top["text"]
