@@ -1,0 +1,77 @@
+"""Words on-call engineers abbreviate, and what runbooks call them.
+
+People type "sts stuck at 2/3", "pvc at 92%", "prom can't send alerts", "rx errors on bond0";
+runbooks (and alert names) say StatefulSet, PersistentVolumeClaim, Prometheus, receive errors on a
+network interface. `expand` writes the runbook's words next to the abbreviation, so both legs of
+the search see them. The list is generic operations vocabulary (Kubernetes, Linux, networking,
+databases, HTTP), not any one team's runbooks."""
+
+from __future__ import annotations
+
+import re
+
+ABBREVIATIONS: dict[str, str] = {
+    # Kubernetes objects and components
+    "k8s": "Kubernetes", "kube": "Kubernetes",
+    "pvc": "PersistentVolumeClaim persistent volume claim", "pvcs": "PersistentVolumeClaim persistent volume claims",
+    "pv": "PersistentVolume persistent volume", "pvs": "PersistentVolume persistent volumes",
+    "sts": "StatefulSet", "statefulsets": "StatefulSet", "ds": "DaemonSet", "daemonsets": "DaemonSet",
+    "rs": "ReplicaSet", "replicasets": "ReplicaSet", "deploy": "deployment", "deploys": "deployments",
+    "hpa": "HorizontalPodAutoscaler autoscaler", "hpas": "HorizontalPodAutoscaler autoscalers",
+    "vpa": "VerticalPodAutoscaler autoscaler", "ns": "namespace", "svc": "service", "svcs": "services",
+    "cm": "ConfigMap", "configmaps": "ConfigMap", "crd": "CustomResourceDefinition", "crds": "CustomResourceDefinitions",
+    "cj": "CronJob", "cronjobs": "CronJob", "netpol": "NetworkPolicy", "sa": "ServiceAccount",
+    "ksm": "kube-state-metrics", "kcm": "kube-controller-manager", "apiserver": "API server kube-apiserver",
+    "api-server": "API server kube-apiserver", "kubelets": "kubelet", "crashloop": "CrashLoopBackOff crash looping",
+    "crashlooping": "CrashLoopBackOff crash looping", "oom": "out of memory",
+    "oomkilled": "out of memory", "oom-killed": "out of memory",
+    # Monitoring
+    "prom": "Prometheus", "am": "Alertmanager", "alertmanagers": "Alertmanager", "promql": "PromQL query",
+    # Linux, storage, network
+    "fs": "filesystem", "filesystems": "filesystem", "fd": "file descriptor", "fds": "file descriptors",
+    "mem": "memory", "cpus": "CPU", "rx": "receive", "tx": "transmit", "nic": "network interface",
+    "nics": "network interfaces", "iface": "network interface", "ntp": "NTP clock time synchronisation",
+    "lb": "load balancer", "lbs": "load balancers", "vm": "virtual machine host", "vms": "virtual machines hosts",
+    "certs": "certificates", "cert": "certificate", "tls": "TLS certificate",
+    # Databases
+    "pg": "Postgres PostgreSQL", "db": "database",
+    "dbs": "databases", "repl": "replication",
+    # Everyday shortenings
+    "repo": "repository", "repos": "repositories", "env": "environment", "prod": "production",
+    "config": "configuration", "configs": "configuration", "auth": "authentication", "perms": "permissions",
+    "dir": "directory", "dirs": "directories", "ctr": "container", "img": "image", "imgs": "images",
+    # HTTP statuses people quote
+    "429": "rate limit too many requests", "429s": "rate limit too many requests",
+    "502": "bad gateway", "502s": "bad gateway", "503": "service unavailable", "503s": "service unavailable",
+    "504": "gateway timeout", "504s": "gateway timeout", "5xx": "server errors", "5xxs": "server errors",
+    "401": "unauthorized authentication", "403": "forbidden permission denied",
+}
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(?:eth|eno|ens|enp\d+s|bond|wlan|ib)\d+$", re.IGNORECASE), "network interface"),
+    (re.compile(r"^/dev/(?:sd[a-z]|nvme\d+n\d+|xvd[a-z]|vd[a-z])\w*$", re.IGNORECASE), "disk device"),
+    (re.compile(r"^v\d+\.\d+(?:\.\d+)?$"), "version"),
+)
+_TOKEN = re.compile(r"[A-Za-z0-9/][A-Za-z0-9_/.-]*")
+
+
+def expansion(word: str) -> str | None:
+    """The runbook words for one word, or None."""
+    low = word.lower().rstrip(".")
+    if low in ABBREVIATIONS:
+        return ABBREVIATIONS[low]
+    return next((words for pattern, words in _PATTERNS if pattern.match(low)), None)
+
+
+def expand(text: str) -> str:
+    """The text with the runbook words written after each abbreviation (once each)."""
+    added: set[str] = set()
+    lowered = text.lower()
+
+    def sub(m: re.Match[str]) -> str:
+        words = expansion(m[0])
+        if not words or words in added or words.lower() in lowered:
+            return m[0]
+        added.add(words)
+        return f"{m[0]} ({words})"
+
+    return _TOKEN.sub(sub, text)

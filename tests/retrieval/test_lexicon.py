@@ -1,0 +1,27 @@
+"""Abbreviations on-call engineers type, written out as runbooks say them."""
+
+from __future__ import annotations
+
+from retrieval.lexicon import expand, expansion
+from retrieval.ranking import name_compounds, name_terms
+
+
+def test_abbreviations_get_the_runbook_words_next_to_them() -> None:
+    assert expand("zookeeper sts stuck at 2/3") == "zookeeper sts (StatefulSet) stuck at 2/3"
+    assert expand("pvc at 92%, can I grow it?").startswith("pvc (PersistentVolumeClaim persistent volume claim) at")
+    assert expand("rx errors on bond0") == "rx (receive) errors on bond0 (network interface)"
+    assert expand("nodes on v1.29") == "nodes on v1.29 (version)"
+
+
+def test_words_already_written_out_are_left_alone() -> None:
+    assert expand("the prom Prometheus pod") == "the prom Prometheus pod"
+    assert expand("sts sts") == "sts (StatefulSet) sts", "each expansion once"
+    assert expand("distsync is fine") == "distsync is fine", "whole words only"
+    assert expansion("DS") == "DaemonSet" and expansion("hello") is None
+
+
+def test_a_camelcase_name_is_matched_by_the_words_a_question_uses() -> None:
+    path = "runbooks/kubernetes/KubeStatefulSetReplicasMismatch.md"
+    assert {"state", "set", "replica", "mismatch"} <= name_terms(path), "stems of the words, not the whole name"
+    joined = dict(name_compounds(path))
+    assert "statefulset" in joined and {"set"} <= joined["statefulset"]
