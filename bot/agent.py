@@ -36,8 +36,8 @@ class AgentLimits:
     max_steps: int = 6
     call_timeout_s: float = 30.0
     total_timeout_s: float = 60.0
-    min_confidence: float = 0.25  # below: a closest match, shown as one
-    min_plausible: float = 0.08  # below: abstain
+    min_confidence: float = 0.65  # below: a closest match, shown as one
+    min_plausible: float = 0.27  # below: abstain
 
 
 class DraftStep(BaseModel):
@@ -116,7 +116,7 @@ async def extractive_plan(question: str, context: IncidentContext, tools: Runboo
                                  filters=context.filters, config=tools.config, feedback=tools.feedback,
                                  reranker=tools.reranker, pinned=tools.pinned)
     tools.searches.append(result)
-    if not result.chunks or result.confidence < tools.min_plausible:
+    if not result.chunks or not result.plausible:
         tools.retrieval_ms += (time.perf_counter() - t0) * 1000
         return abstention(question, result, mode="extractive")
     sections = await document_sections(tools.pool, result.chunks[0].document_id)
@@ -196,7 +196,7 @@ def ground(question: str, draft: DraftAnswer, tools: RunbookTools, limits: Agent
     """Keep only what retrieved text supports; abstain when too little is left."""
     report = check_citations([s.citations for s in draft.steps], tools.evidence.keys())
     confidence = best_confidence(tools.searches)
-    reason = should_abstain(confidence=confidence, threshold=limits.min_confidence,
+    reason = should_abstain(confidence=confidence, threshold=min(limits.min_plausible, limits.min_confidence),
                             grounded_steps=report.grounded_steps, model_abstained=draft.abstain)
     if reason:
         titles = _closest_titles(tools)
@@ -223,9 +223,12 @@ def ground(question: str, draft: DraftAnswer, tools: RunbookTools, limits: Agent
     if report.uncited_steps:
         notes.append(messages.DROPPED_STEPS.format(count=len(report.uncited_steps)))
     share = report.grounded_steps / max(len(draft.steps), 1)
+    tentative = confidence is not None and confidence < limits.min_confidence
+    if tentative:
+        notes.insert(0, messages.CLOSEST_MATCH_NOTE.format(confidence=confidence))
     return Answer(question=question, answer=draft.summary or steps[0].instruction, steps=steps,
                   sources=list(sources.values()), confidence=round((confidence or 1.0) * share, 3),
-                  mode="llm", model_used=model, notes=notes)
+                  mode="llm", model_used=model, notes=notes, tentative=tentative)
 
 
 def _source(tools: RunbookTools, chunk_id: int, number: int) -> Source:

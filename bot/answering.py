@@ -60,7 +60,7 @@ class Answerer:
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
                              limits=self.tool_limits, feedback=await self._feedback(), reranker=self.reranker,
                              show=lambda text: guard_chunk(text, secrets=self.secrets),
-                             pinned=await self._linked(context), min_plausible=self.limits.min_plausible)
+                             pinned=await self._linked(context))
         try:
             answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
         except Exception:

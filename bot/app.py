@@ -60,6 +60,12 @@ def make_llm(settings: Settings) -> LLM | None:
     )
 
 
+def search_config(settings: Settings) -> SearchConfig:
+    """Search knobs from settings: the confidence thresholds and the reranker's share."""
+    return SearchConfig(min_confidence=settings.min_confidence, min_plausible=settings.min_plausible,
+                        rerank_weight=settings.reranker_weight, rerank_depth=settings.reranker_depth)
+
+
 def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embedder, llm: LLM | None) -> Answerer:
     """The answering service with every limit and threshold from settings."""
     return Answerer(
@@ -69,8 +75,7 @@ def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embed
                            min_plausible=min(settings.min_plausible, settings.min_confidence)),
         tool_limits=ToolLimits(budget_tokens=settings.tool_budget_tokens, call_tokens=settings.tool_call_tokens,
                                timeout_s=settings.tool_timeout_s),
-        search_config=SearchConfig(min_confidence=settings.min_confidence, rerank_weight=settings.reranker_weight,
-                                   rerank_depth=settings.reranker_depth),
+        search_config=search_config(settings),
         reranker=make_reranker(settings.reranker_model),
         secrets=tuple(settings.secret_values()), max_question_chars=settings.max_question_chars,
         record=settings.record_answers,

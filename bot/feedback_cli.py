@@ -10,14 +10,13 @@ from typing import Any
 
 import typer
 
-from bot.app import ingest_options, make_embedder, open_runtime
+from bot.app import ingest_options, make_embedder, open_runtime, search_config
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import CachedEmbedder
 from retrieval.evaluate import load_queries
 from retrieval.ingest import ingest
 from retrieval.replay import ReplayOptions, replay
-from retrieval.search import SearchConfig
 from retrieval.weights import explain, load_active, recompute
 
 feedback_app = typer.Typer(no_args_is_help=True, help="Feedback weights: recompute, show, replay.")
@@ -38,7 +37,7 @@ def _run(coro: Any) -> Any:
 async def _recompute(settings: Settings) -> dict[str, Any]:
     runtime = await open_runtime(settings)
     try:
-        return await recompute(runtime.pool, runtime.embedder, config=SearchConfig(min_confidence=settings.min_confidence))
+        return await recompute(runtime.pool, runtime.embedder, config=search_config(settings))
     finally:
         await runtime.close()
 

@@ -12,10 +12,9 @@ from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.app import Runtime, ingest_options
+from bot.app import Runtime, ingest_options, search_config
 from bot.observability import observe_ingest
 from bot.settings import Settings
-from retrieval.search import SearchConfig
 from retrieval.sync import SourceSpec, staleness_report, sync_source
 from retrieval.weights import recompute_if_needed
 
@@ -29,7 +28,7 @@ def source_specs(settings: Settings) -> list[SourceSpec]:
 
 async def recompute_job(runtime: Runtime) -> dict[str, Any]:
     """Recompute feedback weights when votes changed."""
-    config = SearchConfig(min_confidence=runtime.settings.min_confidence)
+    config = search_config(runtime.settings)
     return await recompute_if_needed(runtime.pool, runtime.embedder, config=config)
 
 

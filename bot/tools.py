@@ -128,7 +128,6 @@ class RunbookTools:
     reranker: Reranker | None = None  # cross-encoder, when configured
     show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
     pinned: tuple[str, ...] = ()  # documents the incident's alert links to: searches put them first
-    min_plausible: float = 0.0  # below this retrieval confidence nothing found is worth showing
     evidence: dict[int, Evidence] = field(default_factory=dict)
     searches: list[SearchResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from retrieval.search import SearchFilters
 
 Row = tuple[Any, ...]
-TEXT, DENSE_RANK, QUERY_IDF, UNKNOWN_IDF, ACTIVE_VERSION = 5, 17, 19, 20, 21  # row columns
+TEXT, DENSE_RANK, QUERY_IDF, UNKNOWN_IDF, ACTIVE_VERSION, CHUNK_COUNT = 5, 17, 19, 20, 21, 22  # row columns
 ALL_TEXTS = 2**31 - 1  # a text_rank that ships every candidate's text
 
 

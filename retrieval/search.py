@@ -21,6 +21,7 @@ from retrieval.analyzer import analyze
 from retrieval.chunking import contextual_text
 from retrieval.embed import Embedder, embed_query
 from retrieval.feedback_model import FeedbackModel, apply_feedback
+from retrieval.lexicon import expand
 from retrieval.ranking import DocumentFeatures
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,8 @@ class SearchConfig:
     stale_after_days: int = 365
     stale_penalty: float = 0.05
     doc_support: float = 0.10  # weight of a document's other matching chunks
-    min_confidence: float = 0.25
+    min_confidence: float = 0.65  # a confident answer; below: the closest match, shown as such
+    min_plausible: float = 0.27  # below: nothing worth showing (abstain)
     rerank_depth: int = 20  # fused hits the reranker re-scores (after dedupe)
     rerank_weight: float = 0.5  # the reranker's share of the head's final order, 0..1
     legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
@@ -71,6 +73,7 @@ class SearchConfig:
     # embedded), when no other search runs in the process; one statement otherwise. At 100k chunks
     # ~2 ms faster at p50 than one statement and as fast at p95; the same on the eval corpora.
     parallel_legs: bool = True
+    expand_abbreviations: bool = True  # "sts" also searches StatefulSet (retrieval/lexicon.py)
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class QueryMass:
 
     known: float = 0.0
     unknown: float = 0.0
+    chunks: int = 0  # chunks in the index: the highest idf is ln(1 + (chunks + 0.5) / 0.5)
 
 
 @dataclass
@@ -119,7 +123,8 @@ class SearchResult:
     query: str
     chunks: list[ScoredChunk]
     confidence: float
-    confident: bool
+    confident: bool  # good enough to answer from
+    plausible: bool  # good enough to show as the closest match
     query_kind: QueryKind
     closest_titles: list[str]
     timings_ms: dict[str, float]
@@ -237,7 +242,9 @@ async def fetch_candidates(
     hits = [_hit(row, _metadata(row[8]), *_document(row[10], row[9], row[11])) for row in rows]
     mass = QueryMass()
     if rows:
-        mass = QueryMass(float(rows[0][candidates.QUERY_IDF]), float(rows[0][candidates.UNKNOWN_IDF]))
+        first = rows[0]
+        mass = QueryMass(float(first[candidates.QUERY_IDF]), float(first[candidates.UNKNOWN_IDF]),
+                         int(first[candidates.CHUNK_COUNT] or 0))
     return hits, mass, timings
 
 
@@ -299,6 +306,7 @@ async def hybrid_search(
     config = config or SearchConfig()
     if feedback is not None and feedback.lexical_weight is not None:
         config = replace(config, lexical_weight=feedback.lexical_weight)
+    asked, query = query, (expand(query) if config.expand_abbreviations else query)
     kind = classify_query(query)
     t0 = time.perf_counter()
     # The hits shown (merge_adjacent looks at twice k) and reranked need their text. The lexical
@@ -320,7 +328,7 @@ async def hybrid_search(
         t1 = time.perf_counter()
         hits = await _rerank(reranker, query, hits, config)
         timings["rerank"] = (time.perf_counter() - t1) * 1000
-    conf = ranking.confidence(hits, query, mass.known, mass.unknown)
+    conf = ranking.confidence(hits, query, mass.known, mass.unknown, mass.chunks)
     if hits and hits[0].document_path in pinned:  # the alert itself names the runbook
         conf = max(conf, LINKED_CONFIDENCE)
     closest = list(dict.fromkeys(h.document_title for h in hits))[:3]
@@ -329,13 +337,15 @@ async def hybrid_search(
         top = ranking.within_budget(top, token_budget)
     timings["total"] = (time.perf_counter() - t0) * 1000
     return SearchResult(
-        query=query, chunks=top, confidence=conf, confident=conf >= config.min_confidence,
+        query=asked, chunks=top, confidence=conf, confident=conf >= config.min_confidence,
+        plausible=conf >= min(config.min_plausible, config.min_confidence),
         query_kind=kind, closest_titles=closest, timings_ms=timings,
     )
 
 
-LINK_BOOST = 1.0  # above any fused score: the alert's own runbook link outranks every match
+LINK_BOOST = 10.0  # far above any fused and boosted score: the alert's own runbook link outranks every match
 LINKED_CONFIDENCE = 0.9
+PINNED_HITS = 2
 
 
 async def _pinned_candidates(
@@ -351,8 +361,10 @@ async def _pinned_candidates(
         extra, _, _ = await fetch_candidates(pool, embedder, query, only, config, text_rank=text_rank)
         ranking.fuse(extra, config, kind)
         ranking.apply_boosts(extra, query, config)
-    for h in (*hits, *extra):
-        if h.document_path in pinned:
+    boosted: dict[str, int] = {}
+    for h in sorted((h for h in (*hits, *extra) if h.document_path in pinned), key=lambda h: -h.score):
+        if boosted.get(h.document_path, 0) < PINNED_HITS:  # its best chunks first, then the others' best
+            boosted[h.document_path] = boosted.get(h.document_path, 0) + 1
             h.boosts["runbook_link"] = LINK_BOOST
             h.score += LINK_BOOST
     return extra

@@ -163,7 +163,8 @@ SELECT c.id, c.document_id, c.section_id, c.position, c.heading_path,
            FROM unnest(%(plain)s::text[]) AS w(term) CROSS JOIN stats s
            WHERE NOT EXISTS (SELECT 1 FROM lexical_terms t WHERE t.term = w.term AND t.df > 0)
        ) AS unknown_idf,
-       (SELECT v.id FROM index_versions v WHERE v.state = 'active') AS active_version
+       (SELECT v.id FROM index_versions v WHERE v.state = 'active') AS active_version,
+       (SELECT chunk_count FROM stats) AS chunk_count
 FROM candidates k
 JOIN chunks c ON c.id = k.chunk_id
 JOIN documents d ON d.id = c.document_id

@@ -113,7 +113,7 @@ async def test_model_abstains_on_uncovered_question(examples_pool, embedder) -> 
 async def test_low_retrieval_confidence_gates_a_confident_sounding_answer(examples_pool, embedder) -> None:
     question = "quarterly budget spreadsheet macros for marketing"
     llm = ScriptedLLM([call("hybrid_search", {"query": question}), _cite_first()])
-    strict = AgentLimits(max_steps=4, call_timeout_s=5, total_timeout_s=20, min_confidence=0.99)
+    strict = AgentLimits(max_steps=4, call_timeout_s=5, total_timeout_s=20, min_confidence=0.99, min_plausible=0.99)
     answer = await run_agent(question, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=strict)
     assert answer.abstained and "below 0.99" in answer.notes[0]
 
