@@ -92,7 +92,7 @@ def extract_alert(message: ThreadMessage) -> Alert | None:
     alert.origin = alert.origin or "labels"
     if alert.origin == "alertmanager" and "grafana" in message.text.lower():
         alert.origin = "grafana"
-    _prose(lines, alert.labels)
+    _prose(lines, alert.labels, message.links)
     alert.runbook_links = _runbook_links(alert.labels, message)
     if alert.runbook_links and "runbook_url" not in alert.labels:
         alert.labels["runbook_url"] = alert.runbook_links[0]
@@ -109,14 +109,15 @@ def notification(message: ThreadMessage) -> Alert:
         for word in re.findall(r"\*([A-Za-z][\w:.\-]*)\*", line):
             if _CAMEL.match(word):
                 labels.setdefault("alertname", word)
-    _prose(lines, labels)
+    _prose(lines, labels, message.links)
     return Alert(labels=labels, origin="notification", runbook_links=_runbook_links(labels, message))
 
 
-def _prose(lines: Sequence[str], labels: dict[str, str]) -> None:
+def _prose(lines: Sequence[str], labels: dict[str, str], links: Sequence[tuple[str, str]] = ()) -> None:
     """Summary and description from a notification's prose lines, where its labels have none: the
     lines that are neither a title, a label, a link nor notification furniture."""
-    prose = [p for p in (_prose_line(line) for line in lines[:12]) if p]
+    link_labels = frozenset(label.strip() for label, _ in links)
+    prose = [p for p in (_prose_line(line, link_labels) for line in lines[:12]) if p]
     if not prose or ("summary" in labels and "description" in labels):
         return
     if "summary" not in labels:
@@ -125,9 +126,11 @@ def _prose(lines: Sequence[str], labels: dict[str, str]) -> None:
         labels["description"] = " ".join(prose[:3])[:500]
 
 
-def _prose_line(line: str) -> str:
-    """A line as prose, or "" when it is a title, a label, a bare link or furniture."""
-    text = line.strip()
+def _prose_line(line: str, link_labels: frozenset[str] = frozenset()) -> str:
+    """A line as prose, or "" when it is a title, a label, a link or furniture."""
+    text = re.sub(r"^(?::[\w+-]+:\s*)+", "", line.strip())  # leading emoji (:warning:)
+    if text.strip("*_ ") in link_labels:
+        return ""
     if _AM_TITLE.match(text.strip("*_ ")) or _GRAFANA_LEGACY.match(text.strip("*_ ")) or _DATADOG.match(text):
         return ""
     if _PAGERDUTY.match(text.strip("*_ ")) or _OPSGENIE.match(text.strip("*_ ")):

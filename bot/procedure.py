@@ -110,7 +110,7 @@ def _scan(lines: list[str]) -> list[_Scanned]:
         elif (m := _ITEM.match(line)) and len(m[1]) < 2:
             flush()
             text, codes, i = _item(lines, i)
-            out.append(("item", text, 0, "", codes))
+            out.append(("item", text, 0, "number" if m[2] and line.lstrip()[:1].isdigit() else "bullet", codes))
             continue
         elif not line.strip() or _TABLE.match(line):
             flush()
@@ -293,7 +293,8 @@ def _lead_ins(blocks: Sequence[Block]) -> list[Block]:
         block = blocks[i]
         j = i + 1
         while (block.kind == "paragraph" and block.text.rstrip().endswith(":") and j < len(blocks)
-               and blocks[j].kind == "item" and blocks[j].section == block.section):
+               and blocks[j].kind == "item" and blocks[j].section == block.section
+               and blocks[j].lang == blocks[i + 1].lang):  # one list: bullets, or numbers
             j += 1
         if j > i + 1:
             items = "; ".join(b.text.rstrip(".;") for b in blocks[i + 1:j])

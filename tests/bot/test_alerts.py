@@ -7,8 +7,11 @@ from typing import Any
 
 import pytest
 
-from bot.alerts import ThreadMessage, alert_question, extract_alert, find_alert, search_filters, thread_question
-from bot.slack_blocks import plain_text, thread_message
+from bot.alerts import (
+    ThreadMessage, alert_question, extract_alert, find_alert, says_little, search_filters, thread_question,
+)
+from bot.context import IncidentContext
+from bot.slack_blocks import plain_text, slack_question, thread_message
 
 BOT_USER, BOT_ID = "UBOT0001", "BBOT0001"
 
@@ -222,3 +225,105 @@ def test_alert_labels_become_filters_only_when_configured() -> None:
     assert search_filters(["examples"], alert, []).sources == ("examples",)  # type: ignore[union-attr]
     both = search_filters([], alert, ["service", "environment"])
     assert both is not None and both.services == ("checkout",) and both.environments == ("production",)
+
+
+# Opsgenie's Slack app: "#1234: AlertName: target" under "New alert created", priority and tags as fields.
+OPSGENIE: dict[str, Any] = {
+    "type": "message", "subtype": "bot_message", "bot_id": "B0OPSGENIE", "username": "Opsgenie",
+    "ts": "1759990000.000600", "text": "",
+    "attachments": [{
+        "pretext": "New alert created", "fallback": 'New alert: "#881: WidgetQueueStalled: widgets/consumer"',
+        "title": "#881: WidgetQueueStalled: widgets/consumer",
+        "title_link": "https://acme.app.opsgenie.com/alert/detail/0f0f/details",
+        "text": "The widget queue has not been drained for 12 minutes.",
+        "fields": [{"title": "Priority", "value": "P2", "short": True},
+                   {"title": "Tags", "value": "prod, widgets", "short": False}],
+    }],
+}
+
+# Datadog monitors: "[Triggered on {host:...}] Name", the message as text.
+DATADOG: dict[str, Any] = {
+    "type": "message", "subtype": "bot_message", "bot_id": "B0DATADOG1", "username": "Datadog",
+    "ts": "1759990000.000700", "text": "",
+    "attachments": [{
+        "title": "[Triggered on {host:db-7,device:eth1}] HostPacketLoss",
+        "title_link": "https://app.datadoghq.com/monitors/1",
+        "text": "eth1 on db-7 drops 4% of its packets.\n`env:prod` · `host:db-7`",
+    }],
+}
+
+# Alertmanager's Slack receiver with a team template: bold summary line, description, labels, and
+# "Runbook" / "Silence" link buttons.
+ALERTMANAGER_BUTTONS: dict[str, Any] = {
+    "type": "message", "subtype": "bot_message", "bot_id": "B0ALERTMGR", "username": "alertmanager",
+    "ts": "1759990000.000800", "text": "",
+    "attachments": [{
+        "title": "[FIRING:1] WidgetQueueStalled (prod widgets s2)",
+        "text": "*Widget consumers stopped draining the queue*\nNo message was consumed for 12 minutes.\n\n"
+                "*env:* `prod`  *severity:* `s2`",
+        "actions": [
+            {"type": "button", "text": ":green_book: Runbook", "url": "https://git.example.com/ops/runbooks/blob/main/docs/widgets/queue-stalled.md"},
+            {"type": "button", "text": ":no_bell: Silence", "url": "https://alerts.example.com/#/silences/new"},
+        ],
+    }],
+}
+
+# A home-grown relay: no known format, just a bot's message at the top of the thread.
+RELAY: dict[str, Any] = {
+    "type": "message", "subtype": "bot_message", "bot_id": "B0RELAY001", "username": "disk-check",
+    "ts": "1759990000.000900",
+    "text": ":warning: *Disk usage high on build-03* (ci fleet)\n`/dev/sda1` is 96% used, 2.1G free.\n"
+            "<https://grafana.example.com/d/disk|View in Grafana>",
+}
+
+
+def test_opsgenie_and_datadog_notifications() -> None:
+    alert = extract_alert(msg(OPSGENIE))
+    assert alert is not None and alert.origin == "opsgenie"
+    assert alert.labels["alertname"] == "WidgetQueueStalled" and alert.labels["incident"] == "#881"
+    assert alert.labels["summary"] == "The widget queue has not been drained for 12 minutes."
+    dd = extract_alert(msg(DATADOG))
+    assert dd is not None and dd.origin == "datadog" and dd.labels["alertname"] == "HostPacketLoss"
+    assert dd.labels["summary"] == "eth1 on db-7 drops 4% of its packets."
+
+
+def test_a_bold_first_line_is_the_summary_and_a_runbook_button_is_a_runbook_link() -> None:
+    alert = extract_alert(msg(ALERTMANAGER_BUTTONS))
+    assert alert is not None and alert.labels["alertname"] == "WidgetQueueStalled"
+    assert alert.labels["summary"] == "Widget consumers stopped draining the queue"
+    assert alert.labels["description"] == "No message was consumed for 12 minutes."
+    assert alert.runbook_links == ["https://git.example.com/ops/runbooks/blob/main/docs/widgets/queue-stalled.md"]
+
+
+def test_an_unknown_notification_at_the_top_of_a_thread_is_read_as_the_alert() -> None:
+    assert extract_alert(msg(RELAY)) is None
+    alert = find_alert([msg(RELAY), msg(HUMAN)])
+    assert alert is not None and alert.origin == "notification"
+    assert alert.labels["summary"] == "Disk usage high on build-03 (ci fleet)"
+    assert "96% used" in alert.labels["description"] and "View in Grafana" not in alert.labels["description"]
+    assert find_alert([msg(HUMAN)]) is None, "people's messages are not notifications"
+
+
+@pytest.mark.parametrize("asked, little", [
+    ("what do I do?", True), ("runbook?", True), ("", True), ("is this safe to ignore?", True),
+    ("how do i fix this", True), ("how do we get quorum back", False),
+    ("should I bump the cpu limit or leave it", False),
+])
+def test_says_little(asked: str, little: bool) -> None:
+    assert says_little(asked) is little
+
+
+def test_the_alert_drives_the_search_when_the_mention_says_little() -> None:
+    thread = [msg(ALERTMANAGER_BUTTONS), msg(HUMAN)]
+    bare = slack_question({"text": f"<@{BOT_USER}> what do I do?", "user": "U1", "ts": "2"}, [ALERTMANAGER_BUTTONS, HUMAN],
+                          BOT_USER, BOT_ID)
+    assert bare is not None and bare.question == "what do I do?", "the bot's own mention is never shown"
+    ctx = IncidentContext(alert=bare.alert, thread=bare.thread)
+    query = ctx.search_query(bare.question)
+    assert query.startswith("WidgetQueueStalled. Widget consumers stopped draining the queue")
+    assert "what do I do" not in query
+    asked = thread_question("do we restart the consumers?", thread)
+    both = IncidentContext(alert=asked.alert).search_query(asked.question)
+    assert both.startswith("do we restart the consumers? WidgetQueueStalled.")
+    assert ctx.runbook_links() == ["https://git.example.com/ops/runbooks/blob/main/docs/widgets/queue-stalled.md"]
+    assert slack_question({"text": f"<@{BOT_USER}> help", "user": "U1", "ts": "2"}, [], BOT_USER, BOT_ID) is None
