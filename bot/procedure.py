@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from retrieval.analyzer import analyze
 
 MAX_INSTRUCTION_CHARS = 320
+LONG_RUNBOOK_SECTIONS = 6  # above: steps come from the sections the search matched, not the whole runbook
+_LINK_DEFINITION = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")  # [1080]: https://... (a Markdown link reference)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
 _ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d+[.)])\s+(.*)$")
@@ -225,12 +227,20 @@ def looks_like_command(code: str, lang: str = "") -> bool:
     return bool(_COMMAND_WORD.match(first)) or (lang in ("promql",) and bool(first))
 
 
+def _looks_like_output(code: str) -> bool:
+    """A table or listing a command printed (borders, column headers), not something to type or paste."""
+    first = next((x.strip() for x in code.splitlines() if x.strip()), "")
+    return first.startswith(("+-", "|", "---", "===")) or bool(re.match(r"^[A-Za-z_][\w ]{2,}\s{2,}\S+\s{2,}\S", first))
+
+
 def procedure(sections: Sequence[str], matched: Sequence[int] = (), max_steps: int = 8) -> list[ProcedureStep]:
     """The steps of a runbook: its procedure sections' items and paragraphs in order, with their
     commands. Without procedure headings, the `matched` sections (by index) are read instead,
     leaving out what only describes (meaning, impact). When there are more steps than fit, each
     part of the procedure (Diagnosis, Mitigation...) keeps its first ones."""
-    blocks = blocks_of(sections)
+    blocks = [b for b in blocks_of(sections) if not _LINK_DEFINITION.match(b.text)]
+    if matched and len(sections) > LONG_RUNBOOK_SECTIONS:  # a long document: the parts the search found
+        blocks = [b for b in blocks if b.section in set(matched)]
     doing = [b for b in blocks if _role(b) == "doing"]
     if not doing:
         chosen = set(matched) or set(range(len(sections)))
@@ -239,8 +249,12 @@ def procedure(sections: Sequence[str], matched: Sequence[int] = (), max_steps: i
     named: set[tuple[str, ...]] = set()
     for block in _lead_ins(doing):
         if block.kind == "code":
-            if looks_like_command(block.text, block.lang) and steps and block.section == steps[-1].section:
-                steps[-1].commands.append(block.text)
+            follows = bool(steps) and block.section == steps[-1].section
+            announced = steps[-1].instruction.endswith(":") and not _looks_like_output(block.text) if steps else False
+            if follows and block.text.strip() == steps[-1].instruction.strip():
+                continue  # a broken fence turned the step's own text into code
+            if follows and (looks_like_command(block.text, block.lang) or announced):
+                steps[-1].commands.append(block.text)  # what the step announced ("add this to the config:")
             elif looks_like_command(block.text, block.lang):
                 steps.append(ProcedureStep(_label(block, named) or "Run:", block.section, [block.text], _group(block)))
             continue
@@ -346,10 +360,18 @@ def _instruction(text: str) -> str:
 _MEANING = frozenset(analyze("meaning overview summary description about background context what is"))
 
 
+def _says_something(text: str) -> bool:
+    """Not a bare pointer ("Here the link to the video of the [simulation](...)", "[1]: https://...")."""
+    if _LINK_DEFINITION.match(text):
+        return False
+    words = len(re.findall(r"[A-Za-z]{2,}", re.sub(r"\(https?://[^)]*\)|https?://\S+", "", text)))
+    return words >= 12 or not re.search(r"https?://|\]\(", text)
+
+
 def meaning(sections: Sequence[str]) -> str:
     """What the runbook says the alert means: the first sentences under Meaning / Overview /
     Summary, else its opening paragraph, else its first paragraph anywhere."""
-    blocks = [b for b in blocks_of(sections) if b.kind in ("paragraph", "item")]
+    blocks = [b for b in blocks_of(sections) if b.kind in ("paragraph", "item") and _says_something(b.text)]
     described = [b for b in blocks if b.headings and set(analyze(b.headings[-1])) & _MEANING]
     opening = [b for b in blocks if len(b.headings) <= 1]
     chosen = (described or opening or blocks)[:1]

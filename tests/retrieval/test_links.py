@@ -31,7 +31,7 @@ async def test_a_pinned_runbook_comes_first_even_when_the_words_do_not_reach_it(
 async def test_abbreviations_reach_the_runbook_words(examples_pool, embedder) -> None:
     expanded = await hybrid_search(examples_pool, embedder, "pg repl behind on the replica", k=3)
     literal = await hybrid_search(examples_pool, embedder, "pg repl behind on the replica", k=3,
-                                  config=SearchConfig(expand_abbreviations=False))
+                                  config=SearchConfig(rewrite_query=False))
     assert expanded.chunks[0].document_path == "postgres-replication-lag.md"
     assert expanded.query == literal.query == "pg repl behind on the replica", "the result keeps what was asked"
     assert expanded.confidence > literal.confidence
