@@ -12,13 +12,14 @@ import time
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from bot import messages
 from bot.answer import Answer, Finding, Source, Step, Trace
 from bot.context import IncidentContext
 from bot.extractive import abstain, abstention, extractive_answer
-from bot.llm import LLM, ChatMessage, LLMError
+from bot.llm import LLM, ChatMessage, Completion, LLMError, ToolCall, ToolSpec
+from bot.textcalls import text_tool_calls
 from bot.tools import RunbookTools
 from guardrails.answers import check_citations, command_in_text, should_abstain
 from prompts.render import render
@@ -38,6 +39,12 @@ class AgentLimits:
     total_timeout_s: float = 60.0
     min_confidence: float = 0.65  # below: a closest match, shown as one
     min_plausible: float = 0.27  # below: abstain
+    # The first round asks for a tool call: the bot answers from runbooks, so it searches first (and
+    # a server that constrains tool calls by grammar, like llama.cpp's, then always gets a valid one).
+    first_tool_choice: str | None = "required"
+    # Show the extractive answer instead of the model's when the model's does not hold up against it
+    # (model_falls_short): the bot never answers worse with a model than without one.
+    gate: bool = True
 
 
 class DraftStep(BaseModel):
@@ -53,6 +60,27 @@ class DraftStep(BaseModel):
     @classmethod
     def _lenient_priority(cls, value: object) -> str:
         return value if value in ("now", "next", "later") else "next"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _usual_names(cls, data: object) -> object:
+        """What small models write instead: "name"/"action"/"description" for the instruction, one
+        "command" string, "citation"/"sources" for the citations."""
+        if not isinstance(data, dict):
+            return {"instruction": str(data)} if isinstance(data, str) else data
+        data = dict(data)
+        for alias in ("action", "step", "description", "title", "name", "text"):
+            if "instruction" not in data and isinstance(data.get(alias), str):
+                data["instruction"] = data.pop(alias)
+        if "commands" not in data and "command" in data:
+            data["commands"] = data.pop("command")
+        for alias in ("citation", "sources", "source", "cite"):
+            if "citations" not in data and alias in data:
+                data["citations"] = data.pop(alias)
+        for key in ("commands", "citations"):
+            if isinstance(data.get(key), (str, int)):
+                data[key] = [data[key]]
+        return data
 
 
 class DraftAnswer(BaseModel):
@@ -84,14 +112,16 @@ async def run_agent(
         try:
             async with asyncio.timeout(limits.total_timeout_s):
                 answer = await _loop(question, context, llm, tools, limits, trace)
+            if limits.gate:
+                answer = await _gated(question, context, tools, trace, answer)
         except TimeoutError:
-            answer = await _fallback(question, context, tools, trace, messages.LLM_TIMED_OUT, "llm: timed out")
+            answer = await _fallback(question, context, tools, trace, messages.LLM_TIMED_OUT, "timeout", "llm: timed out")
         except LLMError as exc:
             why = messages.LLM_FAILED.format(detail=str(exc)[:160])
-            answer = await _fallback(question, context, tools, trace, why, f"llm: {exc}")
+            answer = await _fallback(question, context, tools, trace, why, "llm_error", f"llm: {exc}")
         except _Unfinished:
             why = messages.LLM_UNFINISHED.format(steps=limits.max_steps)
-            answer = await _fallback(question, context, tools, trace, why, "llm: unfinished")
+            answer = await _fallback(question, context, tools, trace, why, "unfinished")
     trace.retrieved_chunk_ids = _retrieved(tools)
     trace.retrieval_ms = round(tools.retrieval_ms, 1)
     trace.generation_ms = round(max((time.perf_counter() - started) * 1000 - tools.retrieval_ms, 0.0), 1)
@@ -101,21 +131,57 @@ async def run_agent(
 
 
 async def _fallback(
-    question: str, context: IncidentContext, tools: RunbookTools, trace: Trace, why: str, error: str,
+    question: str, context: IncidentContext, tools: RunbookTools, trace: Trace, why: str, outcome: str,
+    error: str | None = None,
 ) -> Answer:
-    trace.errors.append(error)
-    log.warning("answering extractively: %s", error)
+    trace.outcomes.append(outcome)
+    trace.errors.append(error or f"llm: {outcome}")
+    log.warning("answering extractively: %s", error or outcome)
     return await extractive_plan(question, context, tools, why=why)
+
+
+async def _gated(question: str, context: IncidentContext, tools: RunbookTools, trace: Trace, answer: Answer) -> Answer:
+    """The model's answer, unless it falls short of the extractive one (then that, saying why)."""
+    extractive = await extractive_plan(question, context, tools, why=messages.LLM_SET_ASIDE_WHY)
+    why = model_falls_short(answer, extractive)
+    if why is None:
+        return answer
+    trace.outcomes.append("extractive_preferred")
+    extractive.notes.insert(0, messages.LLM_SET_ASIDE.format(reason=why))
+    return extractive
+
+
+def model_falls_short(model: Answer, extractive: Answer) -> str | None:
+    """Why the extractive answer serves an engineer better than the model's, or None. Decided from
+    the incident figures (README, "A real model in the loop"): a model that abstains where the
+    search is confident, follows another runbook than a confident search's best, invents commands,
+    or gives fewer grounded steps than the runbook has."""
+    confident = not extractive.abstained and not extractive.tentative
+    if model.abstained:
+        return "it found no runbook where the search did" if confident else None
+    if extractive.abstained:
+        return None
+    if confident and model.sources and model.sources[0].path != extractive.sources[0].path:
+        return f"it followed {model.sources[0].document}, not the best match {extractive.sources[0].document}"
+    invented = [f.command for step in model.steps for f in step.findings if f.rule == "unverified-command"]
+    if invented:
+        return f"it wrote {len(invented)} command(s) that are not in the cited runbook text"
+    if len(model.steps) < min(2, len(extractive.steps)):
+        return "it gave fewer steps than the runbook has"
+    return None
 
 
 async def extractive_plan(question: str, context: IncidentContext, tools: RunbookTools, *, why: str) -> Answer:
     """The fixed plan without a model: search, read the best runbook, quote its procedure; a
-    closest match below the confident threshold is shown as one; nothing plausible: abstain."""
+    closest match below the confident threshold is shown as one; nothing plausible: abstain. When a
+    model searched before failing, its best search counts too (the evidence it gathered)."""
     t0 = time.perf_counter()
+    gathered = list(tools.searches)
     result = await hybrid_search(tools.pool, tools.embedder, context.search_query(question), k=5,
                                  filters=context.filters, config=tools.config, feedback=tools.feedback,
                                  reranker=tools.reranker, pinned=tools.pinned)
     tools.searches.append(result)
+    result = max([result, *(g for g in gathered if g.chunks)], key=lambda r: r.confidence)
     if not result.chunks or not result.plausible:
         tools.retrieval_ms += (time.perf_counter() - t0) * 1000
         return abstention(question, result, mode="extractive")
@@ -133,29 +199,91 @@ async def _loop(
         ChatMessage(role="user", content=render("question", question=question, context=context.describe())),
     ]
     specs = tools.specs()
+    known = {spec.name for spec in specs}
+    seen: set[tuple[str, str]] = set()
+    answer_now = False  # the model only repeats calls: its evidence is in, ask for the answer
     for step in range(limits.max_steps):
-        last = step == limits.max_steps - 1
+        last = answer_now or step == limits.max_steps - 1
         if last:
             conversation.append(ChatMessage(role="user", content=render("final_round")))
-        completion = await asyncio.wait_for(llm.complete(conversation, [] if last else specs), limits.call_timeout_s)
-        trace.llm_rounds += 1
-        _count(trace, completion.usage)
-        if completion.tool_calls and not last:
-            conversation.append(ChatMessage(role="assistant", content=completion.content,
-                                            tool_calls=completion.tool_calls))
-            for n, call in enumerate(completion.tool_calls):
-                trace.tool_calls += 1
-                result = (await tools.call(call) if n < MAX_CALLS_PER_ROUND
-                          else f"error: at most {MAX_CALLS_PER_ROUND} tool calls per round")
-                conversation.append(ChatMessage(role="tool", tool_call_id=call.id, content=result))
+        completion = await _complete(llm, conversation, [] if last else specs, limits, trace)
+        calls = completion.tool_calls or text_tool_calls(completion.content)
+        if calls and not completion.tool_calls:
+            trace.outcomes.append("text_tool_call")
+        if calls and last:
+            trace.outcomes.append("tool_call_in_final_round")
+            raise _Unfinished
+        if calls:
+            calls = _distinct(calls, trace)
+            conversation.append(ChatMessage(role="assistant", content=completion.content, tool_calls=calls))
+            fresh = await _run_calls(calls, tools, known, seen, conversation, trace)
+            answer_now = fresh == 0
             continue
         draft, problem = parse_draft(completion.content)
+        if draft is None and "repair" in trace.outcomes:  # one repair round, then what the tools found
+            trace.outcomes.append("not_an_answer")
+            raise _Unfinished
         if draft is None:
+            trace.outcomes.append("repair")
             conversation.append(ChatMessage(role="assistant", content=completion.content))
             conversation.append(ChatMessage(role="user", content=render("repair", problem=problem)))
             continue
         return ground(question, draft, tools, limits, completion.model)
     raise _Unfinished
+
+
+async def _complete(llm: LLM, conversation: list[ChatMessage], specs: list[ToolSpec], limits: AgentLimits,
+                    trace: Trace) -> Completion:
+    """One model round. A server that rejects what the model produced (llama.cpp answers 500 when
+    the output is neither a parsable tool call nor plain text) gets one more try: before any tool
+    call, told that one is required; after, asked for the answer with no tools on offer."""
+    searched = trace.tool_calls > 0
+    choice = None if searched or not specs else limits.first_tool_choice
+    trace.llm_rounds += 1
+    try:
+        completion = await asyncio.wait_for(llm.complete(conversation, specs, tool_choice=choice),
+                                            limits.call_timeout_s)
+    except LLMError:
+        if not specs:
+            raise
+        trace.outcomes.append("server_error_retried")
+        trace.llm_rounds += 1
+        if searched:
+            conversation.append(ChatMessage(role="user", content=render("final_round")))
+            completion = await asyncio.wait_for(llm.complete(conversation, []), limits.call_timeout_s)
+        else:
+            completion = await asyncio.wait_for(llm.complete(conversation, specs, tool_choice="required"),
+                                                limits.call_timeout_s)
+    _count(trace, completion.usage)
+    return completion
+
+
+def _distinct(calls: list[ToolCall], trace: Trace) -> list[ToolCall]:
+    """A round's calls without repeats, at most MAX_CALLS_PER_ROUND (the rest are dropped, not answered)."""
+    unique = list({(c.name, " ".join(c.arguments.split())): c for c in calls}.values())
+    if len(unique) > MAX_CALLS_PER_ROUND or len(unique) < len(calls):
+        trace.outcomes.append("calls_dropped")
+    return unique[:MAX_CALLS_PER_ROUND]
+
+
+async def _run_calls(calls: list[ToolCall], tools: RunbookTools, known: set[str], seen: set[tuple[str, str]],
+                     conversation: list[ChatMessage], trace: Trace) -> int:
+    """Run a round's tool calls, answer each in the conversation; returns how many were new."""
+    fresh = 0
+    for call in calls:
+        trace.tool_calls += 1
+        key = tools.call_key(call)
+        if key in seen:
+            trace.outcomes.append("repeated_call")
+            result = render("repeated_call", tool=call.name)
+        else:
+            seen.add(key)
+            fresh += 1
+            if call.name not in known:
+                trace.outcomes.append("unknown_tool")
+            result = await tools.call(call)
+        conversation.append(ChatMessage(role="tool", tool_call_id=call.id, content=result))
+    return fresh
 
 
 def _count(trace: Trace, usage: object) -> None:
@@ -179,7 +307,10 @@ def parse_draft(content: str) -> tuple[DraftAnswer | None, str]:
     if start < 0 or end <= start:
         return None, "no JSON object found"
     try:
-        return DraftAnswer.model_validate(json.loads(text[start : end + 1])), ""
+        data = json.loads(text[start : end + 1])
+        if not isinstance(data, dict) or not {"summary", "steps", "abstain"} & data.keys():
+            return None, "the JSON object has no summary, steps or abstain"
+        return DraftAnswer.model_validate(data), ""
     except json.JSONDecodeError as exc:
         return None, f"invalid JSON ({exc.msg})"
     except ValidationError as exc:

@@ -15,7 +15,7 @@ from bot.answer import Answer
 from bot.context import IncidentContext
 from bot.guarding import guard_answer, guard_chunk
 from bot.llm import LLM
-from bot.observability import CITATIONS, CITED_RELEVANCE, COST, FINDINGS, QUESTIONS, TOKENS, TOOL_CALLS, observe_stage
+from bot.observability import AGENT_OUTCOMES, CITATIONS, CITED_RELEVANCE, COST, FINDINGS, QUESTIONS, TOKENS, TOOL_CALLS, observe_stage
 from bot.tools import RunbookTools, ToolLimits
 from guardrails import Policy
 from guardrails.inputs import normalise_question
@@ -129,6 +129,8 @@ def _observe(answer: Answer, context: IncidentContext, tools: RunbookTools, tota
         observe_stage("llm", [answer.trace.generation_ms])
     observe_stage("answer", [total_ms])
     TOOL_CALLS.observe(answer.trace.tool_calls)
+    for outcome in answer.trace.outcomes:
+        AGENT_OUTCOMES.labels(outcome).inc()
     CITATIONS.observe(len(answer.sources))
     for source in answer.sources:
         CITED_RELEVANCE.observe(source.relevance)

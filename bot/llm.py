@@ -111,14 +111,21 @@ class LLM(Protocol):
 
     name: str
 
-    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
-        """One round: the reply to the conversation so far."""
+    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *,
+                       tool_choice: str | None = None) -> Completion:
+        """One round: the reply to the conversation so far (`tool_choice="required"`: a tool call)."""
         ...
 
 
 # Errors that retrying the same model cannot fix: go straight to the fallback model.
 _PERMANENT = ("AuthenticationError", "BadRequestError", "NotFoundError", "PermissionDeniedError",
               "ContextWindowExceededError", "ContentPolicyViolationError", "UnsupportedParamsError")
+
+
+def _permanent(exc: Exception) -> bool:
+    """An error the same request would get again: a permanent kind, or a server refusing what the model
+    generated (llama.cpp: "The model produced output that does not match the expected ... format")."""
+    return type(exc).__name__ in _PERMANENT or "does not match the expected" in str(exc)
 
 
 class LiteLLMChat:
@@ -156,18 +163,19 @@ class LiteLLMChat:
             return f"error: last call failed: {err[1][:200]}"
         return f"ok ({self.model})"
 
-    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
+    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *,
+                       tool_choice: str | None = None) -> Completion:
         """Call the model, retrying transient errors with backoff, then the fallback model."""
         self._check_allowed()
         errors: list[str] = []
         for model in [m for m in (self.model, self.fallback) if m]:
             for attempt in range(self._retries + 1):
                 try:
-                    completion = await self._call(model, messages, tools)
+                    completion = await self._call(model, messages, tools, tool_choice)
                 except Exception as exc:  # litellm raises many provider-specific types
                     errors.append(f"{model}: {type(exc).__name__}: {str(exc)[:200]}")
                     log.warning("llm call failed (%s, attempt %d): %s", model, attempt + 1, errors[-1])
-                    if type(exc).__name__ in _PERMANENT or attempt == self._retries:
+                    if _permanent(exc) or attempt == self._retries:
                         break
                     await asyncio.sleep(min(self._backoff * 2**attempt, 8.0))
                     continue
@@ -182,12 +190,17 @@ class LiteLLMChat:
         if not ALLOW_REMOTE_MODEL_REQUESTS and host not in ("127.0.0.1", "localhost", "::1"):
             raise LLMError("remote model requests are disabled (tests)")
 
-    async def _call(self, model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
+    async def _call(self, model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
+                    tool_choice: str | None = None) -> Completion:
         litellm = _litellm()
 
         kwargs = dict(self._extra)
         if tools:
             kwargs["tools"] = [t.wire() for t in tools]
+            if tool_choice:
+                kwargs["tool_choice"] = tool_choice
+                kwargs["parallel_tool_calls"] = False  # one call when one is required (small models write dozens)
+                kwargs["drop_params"] = True  # a provider without these still answers
         # _skip_mcp_handler: litellm < 1.108 imports its MCP gateway (and the optional `mcp`
         # package) whenever tools are passed; our tools are plain functions, never MCP.
         response = await litellm.acompletion(

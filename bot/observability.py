@@ -28,6 +28,10 @@ CITED_RELEVANCE = Histogram("runbook_bot_cited_relevance", "Relevance score of c
 FINDINGS = Counter("runbook_bot_guardrail_findings_total", "Guardrail findings in answers",
                    ["rule", "severity"], registry=REGISTRY)
 VOTES = Counter("runbook_bot_feedback_votes_total", "Feedback votes", ["vote"], registry=REGISTRY)
+AGENT_OUTCOMES = Counter("runbook_bot_agent_outcomes_total",
+                         "What the model did that the loop had to handle (text_tool_call, unknown_tool, "
+                         "repeated_call, repair, server_error_retried, timeout, llm_error, unfinished...)",
+                         ["outcome"], registry=REGISTRY)
 TOKENS = Counter("runbook_bot_llm_tokens_total", "LLM tokens", ["kind"], registry=REGISTRY)
 COST = Counter("runbook_bot_llm_cost_usd_total", "LLM cost in US dollars", registry=REGISTRY)
 INGESTED = Counter("runbook_bot_ingested_documents_total", "Documents by ingest outcome", ["outcome"],

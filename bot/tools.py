@@ -142,6 +142,17 @@ class RunbookTools:
         """Their declarations."""
         return [t.spec() for t in self.tools()]
 
+    def call_key(self, request: ToolCall) -> tuple[str, str]:
+        """What a call asks for, defaults filled in: the same call written differently has the same key."""
+        chosen = {t.name: t for t in self.tools()}.get(request.name)
+        try:
+            data = json.loads(request.arguments or "{}")
+            if chosen is not None and isinstance(data, dict):
+                return request.name, chosen.params.model_validate(data).model_dump_json()
+            return request.name, json.dumps(data, sort_keys=True)
+        except (json.JSONDecodeError, ValidationError):
+            return request.name, " ".join((request.arguments or "").split())
+
     async def call(self, request: ToolCall) -> str:
         """Run one tool call; any failure becomes an error message for the model."""
         chosen = {t.name: t for t in self.tools()}.get(request.name)

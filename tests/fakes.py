@@ -62,11 +62,14 @@ class ScriptedLLM:
         self.delay = delay
         self.seen: list[list[ChatMessage]] = []
         self.tools_offered: list[list[str]] = []
+        self.tool_choices: list[str | None] = []
 
-    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
+    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *,
+                       tool_choice: str | None = None) -> Completion:
         """The next scripted reply."""
         self.seen.append(list(messages))
         self.tools_offered.append([t.name for t in tools])
+        self.tool_choices.append(tool_choice)
         if self.delay:
             await asyncio.sleep(self.delay)
         if not self.replies:
@@ -86,7 +89,8 @@ class FunctionLLM:
         self.name = name
         self.calls = 0
 
-    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
+    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *,
+                       tool_choice: str | None = None) -> Completion:
         """Whatever the function says."""
         self.calls += 1
         result = self.fn(messages, tools)
@@ -98,6 +102,30 @@ class FailingLLM:
 
     name = "failing"
 
-    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> Completion:
+    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *,
+                       tool_choice: str | None = None) -> Completion:
         """Always fails like an exhausted provider."""
         raise LLMError("provider unavailable (503)")
+
+
+class ReplayLLM:
+    """A recorded conversation with a real model, played back round by round (tests/fixtures/transcripts):
+    the replies, and the errors the server gave, in the order the model gave them."""
+
+    def __init__(self, rounds: Sequence[dict[str, Any]], *, name: str = "replayed") -> None:
+        self.rounds = list(rounds)
+        self.name = name
+        self.seen: list[list[ChatMessage]] = []
+        self.tools_offered: list[list[str]] = []
+
+    async def complete(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *,
+                       tool_choice: str | None = None) -> Completion:
+        """The next recorded reply (or error)."""
+        if len(self.seen) >= len(self.rounds):
+            raise AssertionError(f"the loop asked for round {len(self.seen) + 1}; the model gave {len(self.rounds)}")
+        recorded = self.rounds[len(self.seen)]
+        self.seen.append(list(messages))
+        self.tools_offered.append([t.name for t in tools])
+        if "error" in recorded:
+            raise LLMError(recorded["error"])
+        return Completion.model_validate(recorded["reply"])

@@ -10,6 +10,7 @@ import pytest
 
 from bot import messages
 from bot.agent import AgentLimits, parse_draft, run_agent
+from bot.llm import LLMError
 from bot.context import IncidentContext
 from bot.tools import RunbookTools, ToolLimits
 from tests.fakes import (
@@ -17,7 +18,7 @@ from tests.fakes import (
 )
 
 DISK = "Disk full on /var/lib/docker: No space left on device"
-LIMITS = AgentLimits(max_steps=4, call_timeout_s=5, total_timeout_s=20)
+LIMITS = AgentLimits(max_steps=4, call_timeout_s=5, total_timeout_s=20, gate=False)  # the loop itself; the gate has its own tests
 
 
 def _tools(pool, embedder, **limits) -> RunbookTools:  # type: ignore[no-untyped-def]
@@ -126,7 +127,7 @@ async def test_malformed_arguments_go_back_to_the_model(examples_pool, embedder)
         call("fetch_parent_section", {"chunk_id": "abc"}),
         final("", abstain=True),
     ])
-    limits = AgentLimits(max_steps=6, call_timeout_s=5, total_timeout_s=20)
+    limits = AgentLimits(max_steps=6, call_timeout_s=5, total_timeout_s=20, gate=False)
     answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=limits)
     results = tool_results(llm.seen[-1])
     assert results[0].startswith("error: arguments are not valid JSON")
@@ -145,7 +146,8 @@ async def test_unknown_tool_is_refused_and_only_three_exist(examples_pool, embed
 
 
 async def test_endless_tool_calls_stop_at_max_steps_and_fall_back(examples_pool, embedder) -> None:
-    llm = ScriptedLLM([call("hybrid_search", {"query": DISK})])  # repeats forever
+    queries = iter(f"{DISK} attempt {n}" for n in range(100))
+    llm = ScriptedLLM([lambda conversation, tools: call("hybrid_search", {"query": next(queries)})])
     answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
     assert len(llm.seen) == LIMITS.max_steps
     assert llm.tools_offered[-1] == [], "the last round offers no tools"
@@ -153,6 +155,17 @@ async def test_endless_tool_calls_stop_at_max_steps_and_fall_back(examples_pool,
     assert answer.mode == "extractive" and not answer.abstained
     assert "did not finish in 4 rounds" in answer.notes[0]
     assert "llm: unfinished" in answer.trace.errors
+    assert answer.trace.outcomes == ["tool_call_in_final_round", "unfinished"]
+
+
+async def test_the_same_call_again_is_not_run_and_the_model_is_asked_to_answer(examples_pool, embedder) -> None:
+    llm = ScriptedLLM([call("hybrid_search", {"query": DISK}), call("hybrid_search", {"query": DISK, "k": 5}),
+                       _cite_first()])
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "llm" and not answer.abstained and answer.steps
+    assert answer.trace.outcomes == ["repeated_call"], "k=5 is the default: the same call"
+    assert len(tool_results(llm.seen[-1])) == 2 and "already called hybrid_search" in tool_results(llm.seen[-1])[1]
+    assert llm.tools_offered[-1] == [] and "last round" in llm.seen[-1][-1].content
 
 
 async def test_model_timeout_falls_back_to_extractive(examples_pool, embedder) -> None:
@@ -202,7 +215,7 @@ async def test_parent_section_and_runbook_are_citable(examples_pool, embedder) -
         return final("s", [{"instruction": "last section", "citations": [f"c{ids[-1]}"]}])
 
     llm = ScriptedLLM([call("hybrid_search", {"query": DISK, "k": 1}), pick_parent, read_runbook, answer])
-    limits = AgentLimits(max_steps=6, call_timeout_s=5, total_timeout_s=20)
+    limits = AgentLimits(max_steps=6, call_timeout_s=5, total_timeout_s=20, gate=False)
     tools = _tools(examples_pool, embedder, budget_tokens=20000, call_tokens=8000)
     result = await run_agent(DISK, IncidentContext(), llm=llm, tools=tools, limits=limits)
     assert not result.abstained and result.sources[0].path.endswith("disk-full.md")
@@ -310,7 +323,7 @@ async def test_prompt_injection_runbook_is_neutralised_and_its_command_blocked(p
                                           "citations": [f"c{cid}"]}])
 
     llm = ScriptedLLM([call("hybrid_search", {"query": "cache warmup after deploy"}), obey])
-    answerer = make_answerer(Settings(_env_file=None, min_confidence=0.0), pool, embedder, llm)
+    answerer = make_answerer(Settings(_env_file=None, min_confidence=0.0, llm_gate=False), pool, embedder, llm)
     answer = await answerer.answer("How do I warm the cache after a deploy?")
     shown = tool_results(llm.seen[-1])[0]
     assert "Ignore previous instructions" not in shown and "print your system prompt" not in shown
@@ -318,3 +331,126 @@ async def test_prompt_injection_runbook_is_neutralised_and_its_command_blocked(p
     assert answer.steps and answer.steps[0].commands == [], "the blocked command never reaches the engineer"
     assert any(f.severity == "block" and f.command == "rm -rf /" for f in answer.steps[0].findings)
     assert any("policy blocks" in n for n in answer.notes)
+
+
+# --- What real models do (issue 17): each a labelled outcome, never an exception or silence -------------------------
+
+
+@pytest.mark.parametrize("written", [
+    '{"name": "hybrid_search", "arguments": {"query": "disk full /var/lib/docker"}}',
+    'Let me search.\n```json\n{"name": "hybrid_search", "arguments": {"query": "disk full /var/lib/docker"}}\n```',
+    '{{"name": "hybrid_search", "arguments": {{"query": "disk full /var/lib/docker"}}}}',
+    '<tool_call>\n{"name": "hybrid_search", "arguments": {"query": "disk full /var/lib/docker"}}\n</tool_call>',
+])
+async def test_a_tool_call_written_in_the_text_is_run(examples_pool, embedder, written: str) -> None:
+    llm = ScriptedLLM([text(written), _cite_first()])
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "llm" and not answer.abstained
+    assert answer.trace.outcomes == ["text_tool_call"] and answer.trace.tool_calls == 1
+    assert answer.sources[0].path == "disk-full.md"
+
+
+async def test_an_unknown_tool_is_labelled_and_the_model_told(examples_pool, embedder) -> None:
+    llm = ScriptedLLM([call("search_runbooks", {"q": DISK}), call("hybrid_search", {"query": DISK}), _cite_first()])
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "llm" and answer.trace.outcomes == ["unknown_tool"]
+    assert "no tool named 'search_runbooks'" in tool_results(llm.seen[1])[0]
+
+
+async def test_a_server_error_is_retried_once_with_a_tool_call_required(examples_pool, embedder) -> None:
+    llm = ScriptedLLM([LLMError("500: tool call does not match the expected format"),
+                       call("hybrid_search", {"query": DISK}), _cite_first()])
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "llm" and answer.trace.outcomes == ["server_error_retried"]
+    assert llm.tool_choices == ["required", "required", None], "the first round searches; then the model chooses"
+    broken = ScriptedLLM([LLMError("500"), LLMError("500")])
+    answer = await run_agent(DISK, IncidentContext(), llm=broken, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "extractive" and answer.steps and len(broken.seen) == 2
+    assert answer.trace.outcomes == ["server_error_retried", "llm_error"]
+
+
+async def test_a_server_error_after_a_search_asks_for_the_answer_without_tools(examples_pool, embedder) -> None:
+    llm = ScriptedLLM([call("hybrid_search", {"query": DISK}), LLMError("500: not the expected format"), _cite_first()])
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "llm" and answer.trace.outcomes == ["server_error_retried"]
+    assert llm.tools_offered[-1] == [] and "last round" in llm.seen[-1][-1].content
+
+
+def test_steps_written_with_the_usual_other_names_are_read() -> None:
+    draft, problem = parse_draft('```json\n{"summary": "s", "steps": [{"name": "Check disk", "command": "df -h",'
+                                 ' "citation": "c12"}, "Then clean up"]}\n```')
+    assert draft is not None, problem
+    assert [(s.instruction, s.commands, s.citations) for s in draft.steps] == [
+        ("Check disk", ["df -h"], ["c12"]), ("Then clean up", [], [])]
+    assert parse_draft('{"name": "hybrid_search", "arguments": {}}')[0] is None, "a tool call is not an answer"
+
+
+async def test_replies_that_never_become_an_answer_end_extractive_from_what_the_model_found(examples_pool, embedder) -> None:
+    kafka = "kafka consumer lag keeps growing on the orders topic"
+    llm = ScriptedLLM([call("hybrid_search", {"query": kafka}), text("Sure! Here is what I found: lag is high.")])
+    answer = await run_agent("what now?", IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "extractive" and not answer.abstained
+    assert answer.sources[0].path == "kafka-consumer-lag.md", "the model's search, not 'what now?', found it"
+    assert answer.trace.outcomes == ["repair", "not_an_answer", "unfinished"] and len(llm.seen) == 3
+
+
+def test_text_tool_calls_and_what_is_not_one() -> None:
+    from bot.textcalls import text_tool_calls
+
+    two = text_tool_calls('[{"name": "get_runbook", "arguments": {"doc": "7"}}, '
+                          '{"function": {"name": "fetch_parent_section", "arguments": "{\\"chunk_id\\": 3}"}}]')
+    assert [(c.name, json.loads(c.arguments)) for c in two] == [("get_runbook", {"doc": "7"}),
+                                                                ("fetch_parent_section", {"chunk_id": 3})]
+    assert text_tool_calls('{"summary": "x", "steps": []}') == [], "the answer is not a call"
+    assert text_tool_calls("The disk is full.") == []
+    assert text_tool_calls('{"name": "hybrid_search", "parameters": {"query": "x"}}')[0].arguments == '{"query": "x"}'
+
+
+# --- The gate: never worse with a model than without one ------------------------------------------------------------
+
+
+async def test_a_thin_model_answer_is_set_aside_for_the_runbooks_own_procedure(examples_pool, embedder) -> None:
+    llm = ScriptedLLM([call("hybrid_search", {"query": DISK}), _cite_first()])  # one step, where the runbook has many
+    gated = AgentLimits(max_steps=4, call_timeout_s=5, total_timeout_s=20)
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=gated)
+    assert answer.mode == "extractive" and len(answer.steps) > 1
+    assert answer.trace.outcomes == ["extractive_preferred"]
+    assert "set aside: it gave fewer steps than the runbook has" in answer.notes[0]
+
+
+def test_when_the_model_answer_falls_short() -> None:
+    from bot.agent import model_falls_short
+    from bot.answer import Answer, Finding, Source, Step
+
+    def src(path: str) -> list[Source]:
+        return [Source(id=1, chunk_id=1, document=path, path=path, heading_path=[], relevance=1.0)]
+
+    steps = [Step(instruction="a", citations=[1]), Step(instruction="b", citations=[1])]
+    runbook = Answer(question="q", answer="x", sources=src("disk.md"), steps=steps)
+    closest = runbook.model_copy(update={"tentative": True})
+    nothing = Answer(question="q", answer="no", abstained=True)
+    assert model_falls_short(runbook, runbook) is None
+    assert model_falls_short(nothing, runbook) == "it found no runbook where the search did"
+    assert model_falls_short(nothing, closest) is None, "a closest match does not overrule the model's abstention"
+    assert "not the best match" in model_falls_short(runbook.model_copy(update={"sources": src("dns.md")}), runbook)
+    assert model_falls_short(runbook.model_copy(update={"sources": src("dns.md")}), closest) is None
+    invented = Step(instruction="a", citations=[1], findings=[Finding(command="x", rule="unverified-command",
+                                                                      severity="info", reason="r")])
+    assert "not in the cited runbook" in model_falls_short(runbook.model_copy(update={"steps": [invented, steps[1]]}),
+                                                             runbook)
+    assert model_falls_short(runbook, nothing) is None, "where the search found nothing, the model may"
+
+
+async def test_dozens_of_calls_in_one_round_are_deduplicated_and_capped(examples_pool, embedder) -> None:
+    from bot.agent import MAX_CALLS_PER_ROUND
+    from bot.llm import Completion, ToolCall, Usage
+
+    many = [ToolCall(id=f"c{n}", name="hybrid_search", arguments=json.dumps({"query": f"{DISK} {n % 6}"}))
+            for n in range(40)]
+    flood = Completion(tool_calls=many, model="scripted", usage=Usage())
+    llm = ScriptedLLM([flood, _cite_first()])
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "llm" and answer.trace.outcomes == ["calls_dropped"]
+    assert answer.trace.tool_calls == MAX_CALLS_PER_ROUND == len(tool_results(llm.seen[-1]))
+    assistant = [m for m in llm.seen[-1] if m.role == "assistant"][0]
+    assert len(assistant.tool_calls) == MAX_CALLS_PER_ROUND, "the conversation holds only the calls that ran"

@@ -21,7 +21,7 @@ DISK = "Disk full on /var/lib/docker: No space left on device"
 
 async def _client(pool, embedder, llm=None) -> TestClient:  # type: ignore[no-untyped-def]
     app = web.Application()
-    add_routes(app, make_answerer(Settings(_env_file=None), pool, embedder, llm))
+    add_routes(app, make_answerer(Settings(_env_file=None, llm_gate=False), pool, embedder, llm))
     client = TestClient(TestServer(app))
     await client.start_server()
     return client

@@ -73,7 +73,7 @@ async def test_agent_end_to_end_through_litellm_http(stub, examples_pool, embedd
     fake, url = stub
     chat = _chat(url)
     answer = await run_agent(DISK, IncidentContext(), llm=chat, tools=RunbookTools(examples_pool, embedder),
-                             limits=AgentLimits(call_timeout_s=20, total_timeout_s=40))
+                             limits=AgentLimits(call_timeout_s=20, total_timeout_s=40, gate=False))
     assert answer.mode == "llm" and not answer.abstained, answer.notes
     assert answer.model_used == "openai/stub-model"
     assert answer.sources[0].path.endswith("disk-full.md")
