@@ -14,10 +14,11 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from bot.agent import model_falls_short
 from bot.answer import Answer
 from bot.answering import Answerer, EmptyQuestion
 from bot.app import ingest_options, make_answerer, make_embedder, make_llm
@@ -133,6 +134,14 @@ def _ts(message: Mapping[str, Any]) -> float:
 
 async def answer_case(answerer: Answerer, case: Case, channel: str) -> Scored:
     """Answer one case as the bot would, and score it."""
+    answer, elapsed = await answer_of(answerer, case, channel)
+    if answer is None:  # help instead of an answer: counts as not answering
+        return Scored(case, True, None, [], [], 0.0, elapsed, "help")
+    return score_answer(case, answer, elapsed)
+
+
+async def answer_of(answerer: Answerer, case: Case, channel: str) -> tuple[Answer | None, float]:
+    """The answer the bot would post for a case (None: it would show help), and how long it took (ms)."""
     t0 = time.perf_counter()
     asked = case_question(case, channel)
     answer: Answer | None = None
@@ -141,10 +150,7 @@ async def answer_case(answerer: Answerer, case: Case, channel: str) -> Scored:
             answer = await answerer.answer(*asked)
         except EmptyQuestion:
             answer = None
-    elapsed = (time.perf_counter() - t0) * 1000
-    if answer is None:  # help instead of an answer: counts as not answering
-        return Scored(case, True, None, [], [], 0.0, elapsed, "help")
-    return score_answer(case, answer, elapsed)
+    return answer, (time.perf_counter() - t0) * 1000
 
 
 def score_answer(case: Case, answer: Answer, latency_ms: float) -> Scored:
@@ -209,36 +215,59 @@ def summarise(rows: Sequence[Scored]) -> dict[str, Any]:
 
 async def run_answer_eval(
     settings: Settings, corpus: Path, cases_file: Path, *, use_llm: bool = False, record: bool = True,
-    on_case: Callable[[Scored], None] | None = None,
+    every: int = 1, on_case: Callable[[Scored], None] | None = None,
 ) -> dict[str, Any]:
-    """Ingest the corpus into a throw-away database, answer every case, return the scores."""
-    cases = load_cases(cases_file)
+    """Ingest the corpus into a throw-away database, answer every case (every `every`-th), return the
+    scores. With `use_llm`, each case is answered by the model (gate off) and extractively, and the
+    scores are those of the gated answer, with the model's and the extractive ones beside them."""
+    cases = load_cases(cases_file)[:: max(every, 1)]
     llm = make_llm(settings) if use_llm else None
     if use_llm and llm is None:
         raise ValueError("--llm needs a model: set LLM_MODEL (and LLM_API_BASE for a local server)")
     embedder = CachedEmbedder(make_embedder(settings), size=8192)
-    rows: list[Scored] = []
+    quiet = settings.model_copy(update={"feedback_enabled": False})
+    rows: dict[str, list[Scored]] = {"gated": [], "model": [], "extractive": []}
     with db.throwaway_server() as url:
         pool = await db.open_pool(url, min_size=1, max_size=4)
         try:
             summary = await ingest(pool, embedder, [corpus], ingest_options(settings, "eval"))
             print(f"ingested {len(summary.added)} documents, {summary.chunks_written} chunks"
                   f" ({len(summary.skipped)} skipped, {len(summary.failed)} failed)", file=sys.stderr)
-            answerer = make_answerer(settings.model_copy(update={"feedback_enabled": False}), pool, embedder, llm)
+            extractive = make_answerer(quiet, pool, embedder, None)
+            model = make_answerer(quiet.model_copy(update={"llm_gate": False}), pool, embedder, llm) if llm else None
             for n, case in enumerate(cases):
-                scored = await answer_case(answerer, case, f"C{n:05d}")
-                rows.append(scored)
+                scored = await _case_rows(case, f"C{n:05d}", extractive, model, rows)
                 if on_case is not None:
                     on_case(scored)
         finally:
             await pool.close()
-    result = summarise(rows)
+    main = rows["gated"] if use_llm else rows["extractive"]
+    result = summarise(main)
     result["mode"] = "llm" if use_llm else "extractive"
     if use_llm and llm is not None:
         result["model"] = getattr(llm, "model", None)
+        result["compare"] = {name: summarise(r) for name, r in rows.items()}
     if record:
-        await _record(settings, corpus, cases_file, result, rows, answerer.search_config)
+        await _record(settings, corpus, cases_file, result, main, extractive.search_config)
     return result
+
+
+async def _case_rows(case: Case, channel: str, extractive: Answerer, model: Answerer | None,
+                     rows: dict[str, list[Scored]]) -> Scored:
+    """Score a case extractively and, with a model, as the model answered and as the gate chose."""
+    x_answer, x_ms = await answer_of(extractive, case, channel)
+    x = score_answer(case, x_answer, x_ms) if x_answer else Scored(case, True, None, [], [], 0.0, x_ms, "help")
+    rows["extractive"].append(x)
+    if model is None:
+        return x
+    m_answer, m_ms = await answer_of(model, case, channel)
+    m = score_answer(case, m_answer, m_ms) if m_answer else Scored(case, True, None, [], [], 0.0, m_ms, "help")
+    rows["model"].append(m)
+    keep = m_answer is not None and (x_answer is None or model_falls_short(m_answer, x_answer) is None)
+    gated = m if keep else replace(x, latency_ms=m_ms + x_ms, tokens=m.tokens,
+                                   outcomes=[*m.outcomes, "extractive_preferred"])
+    rows["gated"].append(gated)
+    return gated
 
 
 async def _record(settings: Settings, corpus: Path, cases_file: Path, result: dict[str, Any],

@@ -233,6 +233,7 @@ def eval_answers_cmd(
     llm: bool = typer.Option(False, "--llm", help="Answer with the configured model (LLM_MODEL)"),
     record: bool = typer.Option(True, help="Store the run in eval_runs of the bot's database"),
     verbose: bool = typer.Option(False, "--verbose", help="One JSON line per case on stderr"),
+    every: int = typer.Option(1, "--every", min=1, help="Answer every N-th case only (a slow model)"),
 ) -> None:
     """Answer incident cases as the Slack bot would (throw-away database) and score the answers."""
     from bot.answer_eval import run_answer_eval
@@ -244,7 +245,8 @@ def eval_answers_cmd(
             typer.echo(json.dumps(scored.row()), err=True)
 
     try:
-        result = _run(run_answer_eval(settings, corpus, cases, use_llm=llm, record=record, on_case=show))
+        result = _run(run_answer_eval(settings, corpus, cases, use_llm=llm, record=record, every=every,
+                                      on_case=show))
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -125,6 +125,23 @@ def answers_table(result: dict[str, Any]) -> str:
                  f" closest-match answers {_f(result.get('closest_tier'))}")
     lines.append(f"answer p50 {result.get('p50_ms', 0):.0f} ms, p95 {result.get('p95_ms', 0):.0f} ms;"
                  f" unverified commands {result.get('unverified_commands', 0)}; tokens {result.get('tokens', 0)}")
+    if result.get("compare"):
+        lines += ["", _compare_table(result["compare"])]
+    return "\n".join(lines)
+
+
+def _compare_table(compare: dict[str, dict[str, Any]]) -> str:
+    """The model's answers, the extractive ones and the gate's choice, side by side."""
+    keys = ["top_right", "cite_precision", "false_abstain", "abstain_precision", "abstain_recall", "closest_tier",
+            "unverified_commands", "p50_ms", "p95_ms", "tokens"]
+    lines = ["metric".ljust(20) + "".join(name.rjust(12) for name in compare)]
+    for key in keys:
+        cells = []
+        for metrics in compare.values():
+            value = metrics.get(key)
+            cells.append(("-" if value is None else f"{value:.3f}" if isinstance(value, float) and value < 10
+                          else f"{value:.0f}").rjust(12))
+        lines.append(key.ljust(20) + "".join(cells))
     return "\n".join(lines)
 
 
