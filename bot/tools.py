@@ -49,6 +49,32 @@ class FilterArgs(BaseModel):
         return SearchFilters(tuple(self.source), tuple(self.service), tuple(self.environment), tuple(self.tags))
 
 
+def narrowed(base: SearchFilters | None, asked: SearchFilters | None) -> SearchFilters | None:
+    """The model's filters applied within the configured ones: they can narrow a search, never widen
+    it past what the channel or the operator allows (where both name values, only shared ones count;
+    where they share none, the configured ones stand)."""
+    if asked is None or asked.is_empty():
+        return base
+    if base is None or base.is_empty():
+        return asked
+
+    def pick(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, ...]:
+        if not mine or not theirs:
+            return mine or theirs
+        wanted = {v.casefold() for v in theirs}
+        return tuple(v for v in mine if v.casefold() in wanted) or mine
+
+    return SearchFilters(pick(base.sources, asked.sources), pick(base.services, asked.services),
+                         pick(base.environments, asked.environments), pick(base.tags, asked.tags), base.paths)
+
+
+def describe(filters: SearchFilters) -> str:
+    """`service=a,b environment=prod` for a message."""
+    named = {"source": filters.sources, "service": filters.services, "environment": filters.environments,
+             "tag": filters.tags}
+    return " ".join(f"{name}={','.join(values)}" for name, values in named.items() if values)
+
+
 @dataclass
 class Tool:
     """A function the model may call, with the schema derived from its signature."""
@@ -187,17 +213,27 @@ class RunbookTools:
         engineer's words, exact error strings, alert names, service names or commands. Returns the
         best chunks, each headed by its citation id like [c123], runbook title, section and path,
         and a retrieval confidence: a low one means the runbooks may not cover the question."""
-        chosen = filters.to_filters() if filters else self.filters
-        result = await hybrid_search(self.pool, self.embedder, query, k=min(k, self.limits.max_k),
-                                     filters=chosen, config=self.config, feedback=self.feedback,
-                                     reranker=self.reranker, pinned=self.pinned)
+        asked = filters.to_filters() if filters else None
+        chosen = narrowed(self.filters, asked)
+        result = await self._search(query, k, chosen)
+        dropped = ""
+        if not result.chunks and asked is not None and not asked.is_empty():
+            # Small models invent filters (an environment, the alert name as a tag) that match no
+            # runbook; the search without them is what the engineer needs, said plainly.
+            dropped = f"No runbook matched the filters {describe(asked)}; these results are without them. "
+            result = await self._search(query, k, self.filters)
         self.searches.append(result)
         if not result.chunks:
             return self._emit("hybrid_search", ["No runbook matched. Try other words, or answer that no runbook covers this."])
-        head = (f"retrieval confidence {result.confidence:.2f} "
+        head = (f"{dropped}retrieval confidence {result.confidence:.2f} "
                 f"({'confident' if result.confident else 'LOW: the runbooks may not cover this'})")
         blocks = [self._chunk_block(hit) for hit in result.chunks]
         return self._emit("hybrid_search", blocks, head=head)
+
+    async def _search(self, query: str, k: int, filters: SearchFilters | None) -> SearchResult:
+        return await hybrid_search(self.pool, self.embedder, query, k=min(k, self.limits.max_k),
+                                   filters=filters, config=self.config, feedback=self.feedback,
+                                   reranker=self.reranker, pinned=self.pinned)
 
     async def fetch_parent_section(
         self, chunk_id: Annotated[int, Field(ge=1, description="A citation id's number: 123 for c123")],

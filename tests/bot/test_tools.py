@@ -1,0 +1,52 @@
+"""The model's search tool: filters it invents, and filters it must not widen."""
+
+from __future__ import annotations
+
+import json
+
+from bot.llm import ToolCall
+from bot.tools import RunbookTools, describe, narrowed
+from retrieval.search import SearchFilters
+
+CRASHLOOP = "pod keeps restarting CrashLoopBackOff"
+
+
+def _search(query: str, filters: dict | None = None) -> ToolCall:  # type: ignore[type-arg]
+    arguments = {"query": query, **({"filters": filters} if filters is not None else {})}
+    return ToolCall(id="c1", name="hybrid_search", arguments=json.dumps(arguments))
+
+
+async def test_invented_filters_that_match_nothing_are_dropped_and_said(examples_pool, embedder) -> None:
+    # What the 1.5B model sent under a KubePodCrashLooping alert: the alert name as a tag.
+    tools = RunbookTools(examples_pool, embedder)
+    shown = await tools.call(_search(CRASHLOOP, {"environment": ["production"], "tags": ["KubePodCrashLooping"]}))
+    assert "No runbook matched the filters environment=production tag=KubePodCrashLooping" in shown
+    assert "k8s-pod-crashloop.md" in shown
+    assert [r.chunks[0].document_path for r in tools.searches] == ["k8s-pod-crashloop.md"]
+
+
+async def test_filters_that_match_are_kept(examples_pool, embedder) -> None:
+    tools = RunbookTools(examples_pool, embedder)
+    shown = await tools.call(_search("memory", {"tags": ["redis"]}))
+    assert "No runbook matched the filters" not in shown
+    assert {hit.document_path for hit in tools.searches[0].chunks} == {"redis-memory.md"}
+
+
+async def test_model_filters_never_widen_the_configured_ones(examples_pool, embedder) -> None:
+    # The channel allows only the redis runbook; the model asks for the crashloop one by tag.
+    allowed = SearchFilters(tags=("redis",))
+    tools = RunbookTools(examples_pool, embedder, filters=allowed)
+    shown = await tools.call(_search(CRASHLOOP, {"tags": ["crashloop"]}))
+    assert "k8s-pod-crashloop.md" not in shown
+    assert all(hit.document_path == "redis-memory.md" for r in tools.searches for hit in r.chunks)
+
+
+def test_narrowed_keeps_shared_values_and_never_adds() -> None:
+    base = SearchFilters(services=("checkout-api", "payments"), paths=("a.md",))
+    assert narrowed(base, None) is base
+    assert narrowed(None, SearchFilters(tags=("x",))) == SearchFilters(tags=("x",))
+    both = narrowed(base, SearchFilters(services=("Payments", "search"), environments=("production",)))
+    assert both == SearchFilters(services=("payments",), environments=("production",), paths=("a.md",))
+    disjoint = narrowed(base, SearchFilters(services=("search",)))
+    assert disjoint is not None and disjoint.services == ("checkout-api", "payments")
+    assert describe(SearchFilters(services=("a", "b"), tags=("t",))) == "service=a,b tag=t"
