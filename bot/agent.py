@@ -19,7 +19,7 @@ from bot.answer import Answer, Finding, Source, Step, Trace
 from bot.context import IncidentContext
 from bot.extractive import abstain, abstention, extractive_answer
 from bot.llm import LLM, ChatMessage, Completion, LLMError, ToolCall, ToolSpec
-from bot.textcalls import text_tool_calls
+from bot.textcalls import json_values, text_tool_calls
 from bot.tools import RunbookTools
 from guardrails.answers import check_citations, command_in_text, should_abstain
 from prompts.render import render
@@ -207,15 +207,21 @@ async def _loop(
         if last:
             conversation.append(ChatMessage(role="user", content=render("final_round")))
         completion = await _complete(llm, conversation, [] if last else specs, limits, trace)
-        calls = completion.tool_calls or text_tool_calls(completion.content)
+        calls, said = completion.tool_calls or text_tool_calls(completion.content), completion.content
         if calls and not completion.tool_calls:
             trace.outcomes.append("text_tool_call")
         if calls and last:
             trace.outcomes.append("tool_call_in_final_round")
             raise _Unfinished
+        if not calls and not last and trace.tool_calls == 0:
+            # Told to search first, the model answered from nothing (some servers do not enforce a
+            # required tool call): the search it skipped is run for it, and it answers from that.
+            trace.outcomes.append("search_seeded")
+            arguments = json.dumps({"query": context.search_query(question)[:500]})
+            calls, said = [ToolCall(id="seeded_search", name="hybrid_search", arguments=arguments)], ""
         if calls:
             calls = _distinct(calls, trace)
-            conversation.append(ChatMessage(role="assistant", content=completion.content, tool_calls=calls))
+            conversation.append(ChatMessage(role="assistant", content=said, tool_calls=calls))
             fresh = await _run_calls(calls, tools, known, seen, conversation, trace)
             answer_now = fresh == 0
             continue
@@ -228,6 +234,8 @@ async def _loop(
             conversation.append(ChatMessage(role="assistant", content=completion.content))
             conversation.append(ChatMessage(role="user", content=render("repair", problem=problem)))
             continue
+        if problem:
+            trace.outcomes.append("answer_salvaged")
         return ground(question, draft, tools, limits, completion.model)
     raise _Unfinished
 
@@ -312,10 +320,36 @@ def parse_draft(content: str) -> tuple[DraftAnswer | None, str]:
             return None, "the JSON object has no summary, steps or abstain"
         return DraftAnswer.model_validate(data), ""
     except json.JSONDecodeError as exc:
+        salvaged = _salvage(text[start : end + 1])
+        if salvaged is not None:
+            return salvaged, f"salvaged from invalid JSON ({exc.msg})"
         return None, f"invalid JSON ({exc.msg})"
     except ValidationError as exc:
         return None, "JSON does not match the answer format: " + "; ".join(
             f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+
+
+_SUMMARY = re.compile(r'"summary"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _salvage(text: str) -> DraftAnswer | None:
+    """The steps of an answer whose JSON is broken around them (small models close the steps list
+    after every step: `}], {`), each step whole, with the summary if it reads; else None."""
+    steps = []
+    found = [v for value in json_values(text) for v in (value if isinstance(value, list) else [value])]
+    for value in found:
+        if isinstance(value, dict) and "summary" not in value:
+            try:
+                steps.append(DraftStep.model_validate(value))
+            except ValidationError:
+                continue
+    if not steps:
+        return None
+    summary = _SUMMARY.search(text)
+    try:
+        return DraftAnswer(summary=json.loads(f'"{summary[1]}"') if summary else "", steps=steps)
+    except (json.JSONDecodeError, ValidationError):
+        return None
 
 
 def best_confidence(searches: list[SearchResult]) -> float | None:

@@ -3,8 +3,8 @@
 NO_RUNBOOK = "I don't have a runbook that covers this."
 CLOSEST = "Closest runbooks: {titles}."
 EXTRACTIVE_NOTE = (
-    "Extractive answer: no language model was used{why}; these are the most relevant "
-    "runbook steps, quoted with their sources."
+    "Extractive answer{why}: the most relevant runbook steps, quoted with their sources; no language "
+    "model wrote them."
 )
 NO_LLM_CONFIGURED = " (LLM_MODEL is not set)"
 DATABASE_DOWN = "The runbook database is unavailable: {detail}"

@@ -26,7 +26,7 @@ def text_tool_calls(content: str) -> list[ToolCall]:
     calls: list[ToolCall] = []
     for piece in pieces:
         for candidate in (piece, piece.replace("{{", "{").replace("}}", "}")):  # doubled braces, read as single
-            found = [c for value in _scan(candidate) for c in (value if isinstance(value, list) else [value])]
+            found = [c for value in json_values(candidate) for c in (value if isinstance(value, list) else [value])]
             found_calls = [call for item in found if (call := _as_call(item, len(calls))) is not None]
             if found_calls:
                 calls += [c.model_copy(update={"id": f"text_call_{len(calls) + n}"}) for n, c in enumerate(found_calls)]
@@ -34,7 +34,9 @@ def text_tool_calls(content: str) -> list[ToolCall]:
     return calls
 
 
-def _scan(text: str) -> list[Any]:
+def json_values(text: str) -> list[Any]:
+    """Every JSON object or array that decodes in the text, outermost first; where an outer one is
+    broken, the whole ones inside it."""
     decoder = json.JSONDecoder()
     out: list[Any] = []
     i = 0

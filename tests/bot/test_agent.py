@@ -97,10 +97,21 @@ async def test_answer_with_no_valid_citation_becomes_abstention(examples_pool, e
     assert not answer.steps
 
 
-async def test_answer_without_any_search_is_not_grounded(examples_pool, embedder) -> None:
-    llm = ScriptedLLM([final("From memory: run fsck.", [{"instruction": "fsck", "citations": ["c1"]}])])
+async def test_answer_without_any_search_gets_the_search_run_for_it(examples_pool, embedder) -> None:
+    # A server that does not enforce the required tool call: the model answers from memory.
+    memory = final("From memory: run fsck.", [{"instruction": "fsck", "citations": ["c99999"]}])
+    llm = ScriptedLLM([memory])
     answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
-    assert answer.abstained, "c1 was never shown to the model"
+    assert answer.trace.outcomes[0] == "search_seeded"
+    assert "disk-full.md" in tool_results(llm.seen[1])[0], "the model was shown what the search found"
+    assert answer.abstained, "c99999 was never shown to the model"
+
+
+async def test_a_model_that_answers_after_the_seeded_search_is_grounded(examples_pool, embedder) -> None:
+    llm = ScriptedLLM([final("From memory.", []), _cite_first()])
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "llm" and answer.trace.outcomes == ["search_seeded"]
+    assert answer.sources[0].path == "disk-full.md"
 
 
 async def test_model_abstains_on_uncovered_question(examples_pool, embedder) -> None:
@@ -383,6 +394,30 @@ def test_steps_written_with_the_usual_other_names_are_read() -> None:
     assert [(s.instruction, s.commands, s.citations) for s in draft.steps] == [
         ("Check disk", ["df -h"], ["c12"]), ("Then clean up", [], [])]
     assert parse_draft('{"name": "hybrid_search", "arguments": {}}')[0] is None, "a tool call is not an answer"
+
+
+def test_steps_are_salvaged_from_an_answer_whose_list_is_broken() -> None:
+    # The 1.5B model's habit: the steps list closed after every step.
+    broken = ('{"summary": "Pods \\"crash\\" repeatedly.", "steps": [{"instruction": "check the deployment",'
+              ' "commands": ["kubectl get deploy"], "citations": ["c39"]}], {"instruction": "roll back",'
+              ' "citations": ["c36"]}], "abstain": false}')
+    draft, problem = parse_draft(broken)
+    assert draft is not None and problem.startswith("salvaged")
+    assert draft.summary == 'Pods "crash" repeatedly.'
+    assert [(s.instruction, s.citations) for s in draft.steps] == [("check the deployment", ["c39"]),
+                                                                  ("roll back", ["c36"])]
+    assert parse_draft('{"summary": "s", "steps": [}')[0] is None, "nothing whole inside: not an answer"
+
+
+async def test_a_salvaged_answer_is_grounded_like_any_other(examples_pool, embedder) -> None:
+    def broken(conversation, tools):  # type: ignore[no-untyped-def]
+        cid = shown_ids(conversation)[0]
+        return text('{"summary": "Disk full.", "steps": [{"instruction": "Check which filesystem is full",'
+                    f' "citations": ["c{cid}"]}}], {{"instruction": "Made up", "citations": ["c99999"]}}]}}')
+    llm = ScriptedLLM([call("hybrid_search", {"query": DISK}), broken])
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=_tools(examples_pool, embedder), limits=LIMITS)
+    assert answer.mode == "llm" and answer.trace.outcomes == ["answer_salvaged"]
+    assert [s.instruction for s in answer.steps] == ["Check which filesystem is full"], "the uncited step is dropped"
 
 
 async def test_replies_that_never_become_an_answer_end_extractive_from_what_the_model_found(examples_pool, embedder) -> None:
