@@ -56,7 +56,7 @@ def make_llm(settings: Settings) -> LLM | None:
     return LiteLLMChat(
         model, fallback=settings.llm_fallback_model, temperature=settings.llm_temperature,
         timeout=settings.llm_timeout_s, retries=settings.llm_retries, max_tokens=settings.llm_max_tokens,
-        api_base=settings.llm_api_base, api_key=key,
+        api_base=settings.llm_api_base, api_key=key, stop=settings.llm_stop,
     )
 
 

@@ -143,6 +143,7 @@ class LiteLLMChat:
         max_tokens: int = 1500,
         api_base: str | None = None,
         api_key: str | None = None,
+        stop: Sequence[str] = (),
     ) -> None:
         self.model, self.fallback = model, fallback
         self.name = model
@@ -152,6 +153,8 @@ class LiteLLMChat:
             self._extra["api_base"] = api_base
         if api_key:
             self._extra["api_key"] = api_key
+        if stop:
+            self._extra["stop"] = list(stop)
         self.total = Usage()
         self._last_ok: float | None = None
         self._last_error: tuple[float, str] | None = None

@@ -73,6 +73,8 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=30.0, gt=0, description="Per model call")
     llm_retries: int = Field(default=2, ge=0, le=10)
     llm_max_tokens: int = Field(default=1500, ge=100)
+    llm_stop: list[str] = Field(default_factory=list, max_length=4,
+                                description='Stop sequences, JSON (a small local model: ["\\n\\n\\n\\n"])')
 
     # The agent loop
     agent_max_steps: int = Field(default=6, ge=1, le=20)

@@ -192,10 +192,17 @@ def serve(size: str, port: int, threads: int) -> None:
     os.execv(cmd[0], cmd)
 
 
+# A small model on 2 CPU cores: 12-18 tokens/s out, 50-60 in. Time for a few slow rounds, less tool
+# text to read, and a stop at the run of blank lines these models write after a fenced answer.
+LOCAL_BUDGETS = ("AGENT_TIMEOUT_S=300 LLM_TIMEOUT_S=150 LLM_RETRIES=1 TOOL_BUDGET_TOKENS=3000 TOOL_CALL_TOKENS=1500 "
+                 'LLM_MAX_TOKENS=800 LLM_STOP=["\\n\\n\\n\\n"]')
+
+
 def env_line(size: str, port: int) -> str:
     """The settings that point the bot (or the live tests) at the server."""
     return (f"LLM_MODEL=openai/{MODELS[size].name} LLM_API_BASE=http://127.0.0.1:{port}/v1 LLM_API_KEY=local "
-            f"LITELLM_LOCAL_MODEL_COST_MAP=True RUNBOOK_BOT_TEST_LLM_BASE=http://127.0.0.1:{port}/v1")
+            f"LITELLM_LOCAL_MODEL_COST_MAP=True RUNBOOK_BOT_TEST_LLM_BASE=http://127.0.0.1:{port}/v1 "
+            f"{LOCAL_BUDGETS}")
 
 
 def wait(port: int, seconds: float = 120) -> bool:

@@ -47,6 +47,11 @@ QUESTIONS: list[dict[str, Any]] = [
 ]
 
 
+# What shapes the conversation besides the model: a replay uses the same values.
+REPLAYED_SETTINGS = ("tool_budget_tokens", "tool_call_tokens", "agent_max_steps", "min_confidence", "min_plausible",
+                     "llm_gate")
+
+
 class RecordingLLM:
     """Wraps a model and keeps every round: what was sent, and what came back (or the error)."""
 
@@ -87,6 +92,7 @@ async def record(out: Path, name: str) -> None:
                 path = out / f"{name}-{slug}.json"
                 path.write_text(json.dumps({
                     "model": inner.name, "recorded": date.today().isoformat(), "question": item["question"],
+                    "settings": {k: getattr(settings, k) for k in REPLAYED_SETTINGS},
                     "alert": item.get("alert", {}), "rounds": llm.rounds,
                     "answer": {"mode": answer.mode, "abstained": answer.abstained, "tentative": answer.tentative,
                                "outcomes": answer.trace.outcomes, "summary": answer.answer,

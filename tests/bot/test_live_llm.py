@@ -49,7 +49,7 @@ def test_ask_with_the_real_model(database_url: str, tmp_path: Path) -> None:
     if answer["mode"] == "llm":
         assert answer["model_used"] == MODEL and answer["trace"]["llm_rounds"] >= 1
     else:  # the model failed in a way the loop handled: it says so and says why
-        assert answer["trace"]["outcomes"] and "language model" in answer["notes"][-1]
+        assert answer["trace"]["outcomes"] and any("language model" in n for n in answer["notes"])
 
 
 async def test_slack_mention_with_the_real_model(slack_api: FakeSlackAPI, examples_pool: Any, embedder: Any) -> None:

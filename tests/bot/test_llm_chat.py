@@ -115,3 +115,17 @@ async def test_remote_model_requests_are_disabled_in_tests() -> None:
     assert llm_module.ALLOW_REMOTE_MODEL_REQUESTS is False
     with pytest.raises(LLMError, match="disabled"):
         await LiteLLMChat("gpt-4o-mini").complete([ChatMessage(role="user", content="hi")], [])
+
+
+async def test_stop_sequences_reach_the_provider_only_when_set(stub) -> None:
+    fake, url = stub
+    await _chat(url, stop=["\n\n\n\n"]).complete([ChatMessage(role="user", content="hi")], [])
+    await _chat(url).complete([ChatMessage(role="user", content="hi")], [])
+    assert fake.requests[0]["stop"] == ["\n\n\n\n"]
+    assert "stop" not in fake.requests[1]
+
+
+def test_stop_sequences_come_from_the_environment_as_json(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bot.settings import Settings
+    monkeypatch.setenv("LLM_STOP", '["\\n\\n\\n\\n"]')
+    assert Settings(_env_file=None).llm_stop == ["\n\n\n\n"]
