@@ -154,14 +154,16 @@ async def _gated(question: str, context: IncidentContext, tools: RunbookTools, t
 def model_falls_short(model: Answer, extractive: Answer) -> str | None:
     """Why the extractive answer serves an engineer better than the model's, or None. Decided from
     the incident figures (README, "A real model in the loop"): a model that abstains where the
-    search is confident, follows another runbook than a confident search's best, invents commands,
-    or gives fewer grounded steps than the runbook has."""
-    confident = not extractive.abstained and not extractive.tentative
-    if model.abstained:
-        return "it found no runbook where the search did" if confident else None
+    search found a runbook (even a closest match: the small models gave up on answerable questions
+    the extractive answer got right), follows another runbook than the search's best (where they
+    differed, the search was right more often, confident or not), invents commands, or gives fewer
+    grounded steps than the runbook has."""
     if extractive.abstained:
         return None
-    if confident and model.sources and model.sources[0].path != extractive.sources[0].path:
+    if model.abstained:
+        return ("it found no runbook where the search did" if not extractive.tentative
+                else "it gave up where the search found a close match")
+    if model.sources and model.sources[0].path != extractive.sources[0].path:
         return f"it followed {model.sources[0].document}, not the best match {extractive.sources[0].document}"
     invented = [f.command for step in model.steps for f in step.findings if f.rule == "unverified-command"]
     if invented:
