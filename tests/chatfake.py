@@ -71,9 +71,9 @@ class ServerHarness:
             text = await resp.text()
         return Reply(resp.status, text, time.perf_counter() - started)
 
-    async def done(self) -> None:
-        """Wait until every answer started so far has been posted."""
-        await self.bot.tasks.drain(60)
+    async def done(self, timeout: float = 60.0) -> None:
+        """Wait until every answer started so far has been posted (a real model needs longer)."""
+        await self.bot.tasks.drain(timeout)
 
     async def rows(self, query: str, *args: Any) -> list[tuple[Any, ...]]:
         """Rows of a query on the bot's database."""

@@ -58,7 +58,7 @@ async def test_slack_mention_with_the_real_model(slack_api: FakeSlackAPI, exampl
         alert_thread(slack_api, ALERTMANAGER, HUMAN)
         reply = await slack.event(mention(f"<@{BOT_USER}> what do I do?"), event_id="Ev0LIVE0001")
         assert reply.status == 200
-        await slack.done()
+        await slack.done(timeout=SLOW["agent_timeout_s"] + 60)
     [update] = slack_api.calls_to("chat.update")
     shown = texts(update.args["blocks"])
     assert "k8s-pod-crashloop.md" in shown and "Question: what do I do?" in shown
