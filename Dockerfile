@@ -21,7 +21,6 @@ COPY bot ./bot
 COPY retrieval ./retrieval
 COPY guardrails ./guardrails
 COPY prompts ./prompts
-COPY examples ./examples
 RUN pip install '.[pdf,docx]'
 
 RUN mkdir -p /data && chown runbook:runbook /data

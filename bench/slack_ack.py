@@ -32,9 +32,10 @@ sys.path.insert(0, str(REPO))
 import aiohttp  # noqa: E402
 from aiohttp import web  # noqa: E402
 
+from bot import EXAMPLE_RUNBOOKS  # noqa: E402
 from bot.app import Runtime, make_answerer  # noqa: E402
 from bot.server import build_web_app  # noqa: E402
-from bot.slack import build_slack_app  # noqa: E402
+from bot.slack.adapter import build_slack_app  # noqa: E402
 from retrieval import db  # noqa: E402
 from retrieval.embed import WordLlamaEmbedder  # noqa: E402
 from retrieval.ingest import IngestOptions, ingest  # noqa: E402
@@ -92,7 +93,7 @@ async def run(n: int, latency_ms: float, visibility: str, llm_delay_ms: float) -
     embedder = WordLlamaEmbedder()
     with db.throwaway_server() as url:
         pool = await db.open_pool(url, min_size=2, max_size=8)
-        await ingest(pool, embedder, [REPO / "examples" / "runbooks"], IngestOptions(source="examples"))
+        await ingest(pool, embedder, [EXAMPLE_RUNBOOKS], IngestOptions(source="examples"))
         fake = await FakeSlackAPI(latency_s=latency_ms / 1000).start()
         settings = slack_settings(fake, slack_user_rate_limit=0, slack_channel_rate_limit=0,
                                   slack_answer_visibility=visibility)

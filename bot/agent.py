@@ -23,7 +23,8 @@ from bot.textcalls import json_values, text_tool_calls
 from bot.tools import RunbookTools
 from guardrails.answers import check_citations, command_in_text, should_abstain
 from prompts.render import render
-from retrieval.search import SearchResult, hybrid_search
+from retrieval.search import hybrid_search
+from retrieval.search_types import SearchResult
 from retrieval.sections import document_sections
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
 from retrieval.history import AnswerRecord, record_answer
 from retrieval.links import linked_documents
-from retrieval.search import Reranker, SearchConfig
+from retrieval.search_types import Reranker, SearchConfig
 from retrieval.weights import WeightsCache
 
 log = logging.getLogger(__name__)

@@ -13,24 +13,14 @@ from bot import messages
 from bot.answer import Answer
 from bot.answering import Answerer, EmptyQuestion
 from bot.context import IncidentContext
+from bot.filters import Filters
 from bot.guarding import guard_chunk
 from bot.observability import new_request_id
 from retrieval.db import DatabaseUnavailable
-from retrieval.search import SearchFilters
 from retrieval.sections import chunk_texts
 
 log = logging.getLogger(__name__)
 ANSWERER = web.AppKey("answerer", Answerer)
-
-
-class AskFilters(BaseModel):
-    """Metadata filters of an API question."""
-
-    model_config = ConfigDict(extra="forbid")
-    source: list[str] = Field(default_factory=list)
-    service: list[str] = Field(default_factory=list)
-    environment: list[str] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
 
 
 class AskContext(BaseModel):
@@ -48,16 +38,14 @@ class AskRequest(BaseModel):
     question: str = Field(max_length=50_000)
     max_results: int = Field(default=5, ge=1, le=20, description="Sources returned at most")
     include_sources: bool = True
-    filters: AskFilters | None = None
+    filters: Filters | None = None
     context: AskContext | None = None
 
     def incident(self) -> IncidentContext:
         """The platform-neutral context for the agent."""
-        f = self.filters
-        filters = SearchFilters(tuple(f.source), tuple(f.service), tuple(f.environment), tuple(f.tags)) if f else None
         ctx = self.context or AskContext()
         return IncidentContext(thread=ctx.thread, alert=ctx.alert,
-                               filters=None if filters is None or filters.is_empty() else filters, entry_point="api")
+                               filters=self.filters.to_search() if self.filters else None, entry_point="api")
 
 
 def _error(status: int, message: str, request_id: str, **extra: Any) -> web.Response:

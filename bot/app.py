@@ -16,7 +16,7 @@ from retrieval import db
 from retrieval.embed import CachedEmbedder, Embedder, local_embedder
 from retrieval.ingest import IngestOptions
 from retrieval.rerank import make_reranker
-from retrieval.search import SearchConfig
+from retrieval.search_types import SearchConfig
 from retrieval.weights import WeightsCache
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.alerts import alert_query, says_little
-from retrieval.search import SearchFilters
+from bot.chat.alerts import alert_query, says_little
+from retrieval.search_types import SearchFilters
 
 # Alert labels worth showing the model and adding to the search, most useful first.
 ALERT_KEYS = ("alertname", "summary", "description", "severity", "service", "job", "namespace",

@@ -10,7 +10,7 @@ from typing import Literal
 from bot import messages
 from bot.answer import Answer, Source, Step
 from bot.procedure import meaning, procedure
-from retrieval.search import ScoredChunk, SearchResult
+from retrieval.search_types import ScoredChunk, SearchResult
 from retrieval.sections import DocumentSection
 
 Mode = Literal["llm", "extractive"]

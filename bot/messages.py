@@ -108,7 +108,7 @@ TEAMS_FINDING = {
 }
 TEAMS_SAFER = "Safer: {safer}"
 
-# Guardrails (bot/guarding.py, bot/guard_cli.py)
+# Guardrails (bot/guarding.py, bot/cli/guard.py)
 GUARD: dict[str, str] = {
     "blocked_finding": ("Removed from the answer: blocked by policy. "
                         "Run it only after a second engineer has reviewed it."),

@@ -18,9 +18,9 @@ from bot.app import Runtime, open_runtime
 from bot.jobs import build_scheduler
 from bot.observability import metrics_payload
 from bot.settings import Settings
-from bot.slack import SlackBot, build_slack_app
-from bot.teams import TeamsBot, build_teams_app
-from bot.teams_auth import bind_host, check_settings, configured
+from bot.slack.adapter import SlackBot, build_slack_app
+from bot.teams.adapter import TeamsBot, build_teams_app
+from bot.teams.auth import bind_host, check_settings, configured
 
 log = logging.getLogger(__name__)
 RUNTIME = web.AppKey("runtime", Runtime)

@@ -16,16 +16,15 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from bot.filters import Filters, describe, narrowed
 from bot.llm import ToolCall, ToolSpec
 from prompts.render import render
 from retrieval.db import DatabaseUnavailable
 from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
-from retrieval.search import (
-    Reranker, ScoredChunk, SearchConfig, SearchFilters, SearchResult, fetch_parent_section, get_runbook,
-    hybrid_search,
-)
-from retrieval.sections import document_sections
+from retrieval.search import hybrid_search
+from retrieval.search_types import Reranker, ScoredChunk, SearchConfig, SearchFilters, SearchResult
+from retrieval.sections import document_sections, fetch_parent_section, get_runbook
 from retrieval.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -33,46 +32,6 @@ log = logging.getLogger(__name__)
 
 class ToolError(Exception):
     """A tool call that failed in a way the model can fix; the message goes back to it."""
-
-
-class FilterArgs(BaseModel):
-    """Optional metadata filters for hybrid_search."""
-
-    model_config = ConfigDict(extra="forbid")
-    service: list[str] = Field(default_factory=list, description="Only runbooks of these services")
-    environment: list[str] = Field(default_factory=list, description="e.g. production, staging")
-    tags: list[str] = Field(default_factory=list, description="Runbooks with any of these tags")
-    source: list[str] = Field(default_factory=list, description="Only these runbook collections")
-
-    def to_filters(self) -> SearchFilters:
-        """The retrieval filter object."""
-        return SearchFilters(tuple(self.source), tuple(self.service), tuple(self.environment), tuple(self.tags))
-
-
-def narrowed(base: SearchFilters | None, asked: SearchFilters | None) -> SearchFilters | None:
-    """The model's filters applied within the configured ones: they can narrow a search, never widen
-    it past what the channel or the operator allows (where both name values, only shared ones count;
-    where they share none, the configured ones stand)."""
-    if asked is None or asked.is_empty():
-        return base
-    if base is None or base.is_empty():
-        return asked
-
-    def pick(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, ...]:
-        if not mine or not theirs:
-            return mine or theirs
-        wanted = {v.casefold() for v in theirs}
-        return tuple(v for v in mine if v.casefold() in wanted) or mine
-
-    return SearchFilters(pick(base.sources, asked.sources), pick(base.services, asked.services),
-                         pick(base.environments, asked.environments), pick(base.tags, asked.tags), base.paths)
-
-
-def describe(filters: SearchFilters) -> str:
-    """`service=a,b environment=prod` for a message."""
-    named = {"source": filters.sources, "service": filters.services, "environment": filters.environments,
-             "tag": filters.tags}
-    return " ".join(f"{name}={','.join(values)}" for name, values in named.items() if values)
 
 
 @dataclass
@@ -207,13 +166,13 @@ class RunbookTools:
         self,
         query: Annotated[str, Field(min_length=2, max_length=500, description="What to look for")],
         k: Annotated[int, Field(ge=1, le=8, description="How many chunks (1-8)")] = 5,
-        filters: FilterArgs | None = None,
+        filters: Filters | None = None,
     ) -> str:
         """Search the team's runbooks (keyword BM25 and semantic search combined). Use the
         engineer's words, exact error strings, alert names, service names or commands. Returns the
         best chunks, each headed by its citation id like [c123], runbook title, section and path,
         and a retrieval confidence: a low one means the runbooks may not cover the question."""
-        asked = filters.to_filters() if filters else None
+        asked = filters.to_search() if filters else None
         chosen = narrowed(self.filters, asked)
         result = await self._search(query, k, chosen)
         dropped = ""

@@ -12,16 +12,14 @@ from __future__ import annotations
 import re
 import weakref
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import psycopg
 from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
 from retrieval import db, lexical, store
-
-if TYPE_CHECKING:
-    from retrieval.search import SearchFilters
+from retrieval.search_types import SearchFilters
 
 Row = tuple[Any, ...]
 TEXT, DENSE_RANK, QUERY_IDF, UNKNOWN_IDF, ACTIVE_VERSION, CHUNK_COUNT = 5, 17, 19, 20, 21, 22  # row columns

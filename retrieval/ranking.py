@@ -9,12 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from retrieval.analyzer import analyze
-
-if TYPE_CHECKING:
-    from retrieval.search import QueryKind, ScoredChunk, SearchConfig
+from retrieval.search_types import QueryKind, ScoredChunk, SearchConfig
 
 K1_PLUS_1 = 2.2  # BM25's ceiling on a term's impact (k1 = 1.2)
 _SEP = re.compile(r"[-_./:]")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from retrieval.search import Reranker
+from retrieval.search_types import Reranker
 
 _OFF = frozenset({"", "none", "off", "false", "0"})
 _EXTRA_HINT = "pip install torch==2.13.0 'runbook-bot[transformers]'"

@@ -9,10 +9,9 @@ import math
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Literal, Protocol, Sequence
+from typing import Any, Sequence
 
 from psycopg_pool import AsyncConnectionPool
 
@@ -23,121 +22,14 @@ from retrieval.embed import Embedder, embed_query
 from retrieval.feedback_model import FeedbackModel, apply_feedback
 from retrieval.lexicon import expand
 from retrieval.ranking import DocumentFeatures
+from retrieval.search_types import (
+    QueryKind, QueryMass, Reranker, ScoredChunk, SearchConfig, SearchFilters, SearchResult,
+)
 
 log = logging.getLogger(__name__)
-QueryKind = Literal["lexical", "dense", "neutral"]
 
 
 _in_flight = 0  # searches in progress in this process (see fetch_candidates)
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """Metadata pre-filters; empty fields do not filter."""
-
-    sources: tuple[str, ...] = ()
-    services: tuple[str, ...] = ()
-    environments: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()  # only these documents (a runbook an alert links to)
-
-    def is_empty(self) -> bool:
-        """True when no field filters anything."""
-        return not (self.sources or self.services or self.environments or self.tags or self.paths)
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    """Fusion and ranking knobs (defaults tuned on ../shared/eval, see README)."""
-
-    fusion: Literal["rrf", "convex"] = "convex"
-    lexical_weight: float = 0.7  # convex: share of the lexical leg; rrf: weight of its term
-    rrf_k: int = 60
-    pool: int = 100  # candidates per leg
-    per_term: int = 700  # postings a long query reads per term (see lexical.query_budget)
-    query_type_weighting: bool = True
-    query_type_shift: float = 0.15
-    title_boost: float = 0.3  # exact title / alert-name match
-    path_boost: float = 0.3  # times the share of the file stem/folder terms the query mentions
-    tag_boost: float = 0.03  # per query term found among the document's tags
-    service_boost: float = 0.05
-    stale_after_days: int = 365
-    stale_penalty: float = 0.05
-    doc_support: float = 0.10  # weight of a document's other matching chunks
-    min_confidence: float = 0.65  # a confident answer; below: the closest match, shown as such
-    min_plausible: float = 0.27  # below: nothing worth showing (abstain)
-    rerank_depth: int = 20  # fused hits the reranker re-scores (after dedupe)
-    rerank_weight: float = 0.5  # the reranker's share of the head's final order, 0..1
-    legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
-    # Hybrid: each leg on its own connection, at once (the lexical one while the query is
-    # embedded), when no other search runs in the process; one statement otherwise. At 100k chunks
-    # ~2 ms faster at p50 than one statement and as fast at p95; the same on the eval corpora.
-    parallel_legs: bool = True
-    # The query as the search reads it: abbreviations written out ("sts" also searches StatefulSet,
-    # retrieval/lexicon.py).
-    rewrite_query: bool = True
-
-
-@dataclass(frozen=True)
-class QueryMass:
-    """The query's summed idf: over the terms the index knows, and over plain words it does not
-    (counted at the highest idf: "printer" in a corpus that never says it)."""
-
-    known: float = 0.0
-    unknown: float = 0.0
-    chunks: int = 0  # chunks in the index: the highest idf is ln(1 + (chunks + 0.5) / 0.5)
-
-
-@dataclass
-class ScoredChunk:
-    """A search hit with every leg's rank and score visible for debugging."""
-
-    chunk_id: int
-    document_id: int
-    section_id: int
-    position: int
-    document_path: str
-    document_title: str
-    source: str
-    heading_path: tuple[str, ...]
-    text: str
-    text_hash: str
-    token_count: int
-    score: float = 0.0
-    lexical_rank: int | None = None
-    lexical_score: float | None = None
-    dense_rank: int | None = None
-    dense_score: float | None = None
-    boosts: dict[str, float] = field(default_factory=dict)
-    document_metadata: dict[str, Any] = field(default_factory=dict)
-    chunk_metadata: dict[str, Any] = field(default_factory=dict)
-    updated_at: datetime | None = None
-    link: str | None = None
-    merged_chunk_ids: tuple[int, ...] = ()
-    text_loaded: bool = True  # False: a candidate whose text was not shipped (see load_texts)
-    document_features: DocumentFeatures | None = field(default=None, repr=False, compare=False)
-
-
-@dataclass
-class SearchResult:
-    """Ranked hits, and whether they are good enough to answer from."""
-
-    query: str
-    chunks: list[ScoredChunk]
-    confidence: float
-    confident: bool  # good enough to answer from
-    plausible: bool  # good enough to show as the closest match
-    query_kind: QueryKind
-    closest_titles: list[str]
-    timings_ms: dict[str, float]
-
-
-class Reranker(Protocol):
-    """Re-scores (query, chunk text) pairs; higher is better."""
-
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
-        """One score per text."""
-        ...
 
 
 _ERRORISH = re.compile(
@@ -399,68 +291,3 @@ async def _rerank(
     ranking.blend_rerank(head, scores, config.rerank_weight)
     head.sort(key=lambda h: (-h.score, h.chunk_id))
     return head + tail
-
-
-@dataclass(frozen=True)
-class SectionText:
-    """A parent section, as the tools show it."""
-
-    section_id: int
-    document_id: int
-    document_path: str
-    document_title: str
-    heading_path: tuple[str, ...]
-    text: str
-    token_count: int
-
-
-@dataclass(frozen=True)
-class Runbook:
-    """A whole document, as the tools show it."""
-
-    document_id: int
-    path: str
-    title: str
-    source: str
-    metadata: dict[str, Any]
-    body: str
-    updated_at: datetime
-    sections: list[tuple[int, tuple[str, ...]]]  # (section id, heading path)
-
-
-async def fetch_parent_section(pool: AsyncConnectionPool, chunk_id: int) -> SectionText | None:
-    """The parent section of a chunk (search small, read large), or None if unknown."""
-    async with pool.connection() as conn:
-        cur = await conn.execute(
-            "SELECT s.id, d.id, d.path, d.title, s.heading_path, s.text, s.token_count"
-            " FROM chunks c JOIN sections s ON s.id = c.section_id"
-            " JOIN documents d ON d.id = c.document_id WHERE c.id = %s",
-            (chunk_id,),
-        )
-        row = await cur.fetchone()
-    if row is None:
-        return None
-    return SectionText(row[0], row[1], row[2], row[3], tuple(row[4] or ()), row[5], row[6])
-
-
-async def get_runbook(pool: AsyncConnectionPool, doc: int | str) -> Runbook | None:
-    """A whole runbook by document id or path (a path may omit the source root)."""
-    where = "d.id = %s" if isinstance(doc, int) else "(d.path = %s OR d.path LIKE '%%/' || %s)"
-    args: tuple[Any, ...] = (doc,) if isinstance(doc, int) else (doc, doc)
-    async with pool.connection() as conn:
-        cur = await conn.execute(
-            "SELECT d.id, d.path, d.title, src.name, d.metadata, d.body, d.updated_at"
-            " FROM documents d JOIN sources src ON src.id = d.source_id"
-            f" WHERE {where} ORDER BY length(d.path) LIMIT 1",
-            args,
-        )
-        row = await cur.fetchone()
-        if row is None:
-            return None
-        sections = await (
-            await conn.execute(
-                "SELECT id, heading_path FROM sections WHERE document_id = %s ORDER BY position",
-                (row[0],),
-            )
-        ).fetchall()
-    return Runbook(*row, sections=[(sid, tuple(h or ())) for sid, h in sections])

@@ -1,9 +1,12 @@
-"""Sections and chunks by id: a document's sections in order (each with the id of its first chunk,
-the id the tools cite), and chunk texts for API responses."""
+"""The readers the tools use beside search: a chunk's parent section, a whole runbook, a document's
+sections in order (each with the id of its first chunk, the id the tools cite), and chunk texts for
+API responses."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
@@ -42,3 +45,68 @@ async def chunk_texts(pool: AsyncConnectionPool, chunk_ids: list[int]) -> dict[i
     async with pool.connection() as conn:
         cur = await conn.execute("SELECT id, text FROM chunks WHERE id = ANY(%s)", (chunk_ids,))
         return {cid: text for cid, text in await cur.fetchall()}
+
+
+@dataclass(frozen=True)
+class SectionText:
+    """A parent section, as the tools show it."""
+
+    section_id: int
+    document_id: int
+    document_path: str
+    document_title: str
+    heading_path: tuple[str, ...]
+    text: str
+    token_count: int
+
+
+@dataclass(frozen=True)
+class Runbook:
+    """A whole document, as the tools show it."""
+
+    document_id: int
+    path: str
+    title: str
+    source: str
+    metadata: dict[str, Any]
+    body: str
+    updated_at: datetime
+    sections: list[tuple[int, tuple[str, ...]]]  # (section id, heading path)
+
+
+async def fetch_parent_section(pool: AsyncConnectionPool, chunk_id: int) -> SectionText | None:
+    """The parent section of a chunk (search small, read large), or None if unknown."""
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT s.id, d.id, d.path, d.title, s.heading_path, s.text, s.token_count"
+            " FROM chunks c JOIN sections s ON s.id = c.section_id"
+            " JOIN documents d ON d.id = c.document_id WHERE c.id = %s",
+            (chunk_id,),
+        )
+        row = await cur.fetchone()
+    if row is None:
+        return None
+    return SectionText(row[0], row[1], row[2], row[3], tuple(row[4] or ()), row[5], row[6])
+
+
+async def get_runbook(pool: AsyncConnectionPool, doc: int | str) -> Runbook | None:
+    """A whole runbook by document id or path (a path may omit the source root)."""
+    where = "d.id = %s" if isinstance(doc, int) else "(d.path = %s OR d.path LIKE '%%/' || %s)"
+    args: tuple[Any, ...] = (doc,) if isinstance(doc, int) else (doc, doc)
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT d.id, d.path, d.title, src.name, d.metadata, d.body, d.updated_at"
+            " FROM documents d JOIN sources src ON src.id = d.source_id"
+            f" WHERE {where} ORDER BY length(d.path) LIMIT 1",
+            args,
+        )
+        row = await cur.fetchone()
+        if row is None:
+            return None
+        sections = await (
+            await conn.execute(
+                "SELECT id, heading_path FROM sections WHERE document_id = %s ORDER BY position",
+                (row[0],),
+            )
+        ).fetchall()
+    return Runbook(*row, sections=[(sid, tuple(h or ())) for sid, h in sections])

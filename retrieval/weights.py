@@ -15,7 +15,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from retrieval.embed import Embedder
 from retrieval.feedback_model import Evidence, FeedbackModel, FeedbackParams, Key, Vote, build_model, capped_votes
-from retrieval.search import SearchConfig, hybrid_search
+from retrieval.search import hybrid_search
+from retrieval.search_types import SearchConfig
 
 LOCK_FEEDBACK = 7_310_002  # advisory lock held while a new version is written
 LOCK_RECOMPUTE = 7_310_004  # advisory lock of the scheduled job: one replica recomputes

@@ -18,8 +18,8 @@ from aiohttp.test_utils import TestServer
 from retrieval.db import DatabaseUnavailable
 
 if TYPE_CHECKING:
-    from bot.slack import SlackBot
-    from bot.teams import TeamsBot
+    from bot.slack.adapter import SlackBot
+    from bot.teams.adapter import TeamsBot
 
 
 @dataclass

@@ -12,12 +12,13 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from bot import EXAMPLE_RUNBOOKS
 from retrieval import db
 from retrieval.embed import WordLlamaEmbedder
 from retrieval.ingest import IngestOptions, ingest
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = REPO / "examples" / "runbooks"
+EXAMPLES = EXAMPLE_RUNBOOKS
 EVAL = REPO.parent / "shared" / "eval"
 TEMPLATE = "rb_test_template"
 EXAMPLES_TEMPLATE = "rb_examples_template"

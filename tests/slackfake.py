@@ -25,7 +25,7 @@ from aiohttp.test_utils import TestServer
 from bot.app import Runtime, make_answerer
 from bot.server import build_web_app
 from bot.settings import Settings
-from bot.slack import SlackBot, build_slack_app
+from bot.slack.adapter import SlackBot, build_slack_app
 from tests.chatfake import Reply, ServerHarness
 
 BOT_USER = "UBOT0001"

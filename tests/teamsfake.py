@@ -33,8 +33,8 @@ from microsoft_agents.hosting.core import AccessTokenProviderBase, AgentAuthConf
 from bot.app import Runtime, make_answerer
 from bot.server import build_web_app
 from bot.settings import Settings
-from bot.teams import TeamsBot, build_teams_app
-from bot.teams_auth import LoopbackServiceUrls
+from bot.teams.adapter import TeamsBot, build_teams_app
+from bot.teams.auth import LoopbackServiceUrls
 from tests.chatfake import Reply, ServerHarness
 
 APP_ID = "6f1c2a9e-0000-4b1e-9c3d-5a7b8c9d0e1f"

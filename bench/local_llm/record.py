@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bot.app import make_answerer, make_llm  # noqa: E402
+from bot import EXAMPLE_RUNBOOKS  # noqa: E402
 from bot.context import IncidentContext  # noqa: E402
 from bot.llm import LLM, ChatMessage, Completion, ToolSpec  # noqa: E402
 from bot.settings import Settings  # noqa: E402
@@ -35,7 +36,7 @@ from retrieval import db  # noqa: E402
 from retrieval.embed import WordLlamaEmbedder  # noqa: E402
 from retrieval.ingest import IngestOptions, ingest  # noqa: E402
 
-EXAMPLES = ROOT / "examples" / "runbooks"
+EXAMPLES = EXAMPLE_RUNBOOKS
 QUESTIONS: list[dict[str, Any]] = [
     {"question": "Disk full on /var/lib/docker: No space left on device. What do I do?"},
     {"question": "what do I do?", "alert": {"alertname": "KubePodCrashLooping",

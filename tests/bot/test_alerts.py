@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from bot.alerts import (
+from bot.chat.alerts import (
     ThreadMessage, alert_question, extract_alert, find_alert, says_little, search_filters, thread_question,
 )
 from bot.context import IncidentContext
-from bot.slack_blocks import plain_text, slack_question, thread_message
+from bot.slack.blocks import plain_text, slack_question, thread_message
 
 BOT_USER, BOT_ID = "UBOT0001", "BBOT0001"
 

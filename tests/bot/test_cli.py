@@ -16,7 +16,7 @@ from tests.conftest import EXAMPLES
 
 def run(args: list[str], env: dict[str, str], timeout: int = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, env=env, timeout=timeout,
+        [sys.executable, "-m", "bot.cli.main", *args], capture_output=True, text=True, env=env, timeout=timeout,
         cwd=Path(__file__).resolve().parents[2],
     )
 
@@ -116,7 +116,7 @@ def test_ingest_missing_path(env: dict[str, str], tmp_path: Path) -> None:
 
 def test_guard_check_is_wired_into_the_main_command(env: dict[str, str]) -> None:
     text = "Free space:\n\n```bash\ndocker system prune -a\nrm -rf /\ndf -h\n```\n"
-    result = subprocess.run([sys.executable, "-m", "bot.cli", "guard", "check", "-", "--json"], input=text,
+    result = subprocess.run([sys.executable, "-m", "bot.cli.main", "guard", "check", "-", "--json"], input=text,
                             capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     findings = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]

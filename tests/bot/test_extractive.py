@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.extractive import extractive_answer
-from retrieval.search import ScoredChunk, SearchResult
+from retrieval.search_types import ScoredChunk, SearchResult
 from retrieval.sections import DocumentSection
 from tests.bot.test_procedure import ALERT_RUNBOOK
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from bot.guard_cli import guard_app
+from bot.cli.guard import guard_app
+from bot import EXAMPLE_RUNBOOKS
 
 RUNNER = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "runbooks"
+EXAMPLES = EXAMPLE_RUNBOOKS
 TEXT = "Clean up:\n\n```bash\ndf -h\nsudo rm -rf /\nkubectl drain node-1\n```\nThen `docker system prune`.\n"
 
 

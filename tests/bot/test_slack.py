@@ -13,7 +13,7 @@ import pytest
 
 from bot import messages
 from bot.settings import Settings
-from bot.slack_blocks import ACTION_DOWN, ACTION_SHARE, ACTION_UP
+from bot.slack.blocks import ACTION_DOWN, ACTION_SHARE, ACTION_UP
 from tests.chatfake import BrokenAnswerer, GatedAnswerer, answer_failures
 from tests.slackfake import FORM, FakeSlackAPI, Harness, command_body, sign
 
@@ -255,7 +255,7 @@ def test_slack_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_http_mode_needs_a_signing_secret(examples_pool, embedder) -> None:  # type: ignore[no-untyped-def]
     from bot.app import make_answerer
-    from bot.slack import build_slack_app
+    from bot.slack.adapter import build_slack_app
 
     settings = Settings(_env_file=None, slack_bot_token="xoxb-x")  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="SLACK_SIGNING_SECRET"):

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from bot.answer import Answer, Finding, Source, Step
-from bot.ratelimit import RateLimiter
-from bot.slack_blocks import (
+from bot.chat.ratelimit import RateLimiter
+from bot.slack.blocks import (
     ACTION_DOWN, ACTION_SHARE, ACTION_UP, MAX_BLOCKS, MAX_SECTION_CHARS, answer_blocks, split_mrkdwn,
 )
 from tests.bot.test_slack import texts

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack_blocks import ACTION_DOWN, ACTION_UP, FEEDBACK_VIEW
+from bot.slack.blocks import ACTION_DOWN, ACTION_UP, FEEDBACK_VIEW
 from retrieval.feedback import feedback_rows
 from tests.bot.test_alerts import ALERTMANAGER, GRAFANA, HUMAN
 from tests.bot.test_slack import button_values, texts

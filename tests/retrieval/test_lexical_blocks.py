@@ -9,7 +9,8 @@ import pytest
 
 from retrieval import lexical
 from retrieval.ingest import IngestOptions, ingest
-from retrieval.search import SearchConfig, fetch_candidates, query_weights
+from retrieval.search import fetch_candidates, query_weights
+from retrieval.search_types import SearchConfig
 
 QUERIES = ["redis maxmemory evictions", "pod crash looping OOMKilled exit code 137",
            "disk full /var/lib/docker no space left", "kafka consumer lag", "certificate expired x509"]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from retrieval.links import link_key, linked_documents
-from retrieval.search import SearchConfig, SearchFilters, hybrid_search
+from retrieval.search import hybrid_search
+from retrieval.search_types import SearchConfig, SearchFilters
 
 
 async def test_links_name_documents_by_path_or_by_file_name(examples_pool) -> None:

@@ -10,7 +10,8 @@ import pytest
 
 from retrieval import ranking
 from retrieval.rerank import CrossEncoderReranker, RerankerUnavailable, make_reranker
-from retrieval.search import ScoredChunk, SearchConfig, _rerank, hybrid_search
+from retrieval.search import _rerank, hybrid_search
+from retrieval.search_types import ScoredChunk, SearchConfig
 
 
 def _chunk(cid: int, score: float, text: str = "") -> ScoredChunk:

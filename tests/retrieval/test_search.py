@@ -13,18 +13,10 @@ from psycopg import sql
 from retrieval import candidates, db, ranking, store
 from retrieval.ingest import IngestOptions, ingest
 from retrieval.search import (
-    ScoredChunk,
-    SearchConfig,
-    SearchFilters,
-    candidate_params,
-    classify_query,
-    fetch_candidates,
-    fetch_parent_section,
-    get_runbook,
-    hybrid_search,
-    load_texts,
-    plain_terms,
+    candidate_params, classify_query, fetch_candidates, hybrid_search, load_texts, plain_terms,
 )
+from retrieval.search_types import ScoredChunk, SearchConfig, SearchFilters
+from retrieval.sections import fetch_parent_section, get_runbook
 
 
 async def _ingest(pool, embedder, root: Path, source: str = "ex") -> None:  # type: ignore[no-untyped-def]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.evaluate import Query
+from bot.measure.evaluate import Query
 from retrieval.feedback import Vote, record_vote
 from retrieval.history import AnswerRecord, record_answer
-from retrieval.replay import ReplayOptions, alert_group, replay, split
+from bot.measure.replay import ReplayOptions, alert_group, replay, split
 from retrieval.search import hybrid_search
 from retrieval.weights import FitOptions, WeightsCache, explain, load_active, recompute
 

@@ -1,10 +1,7 @@
-"""`runbook-bot bench`: retrieval at N synthetic chunks in a throw-away database (issue 8)."""
+"""Retrieval at N synthetic chunks in a throw-away database (issue 8); the command is bot/cli/bench.py."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import logging
 import sys
 import tempfile
 import time
@@ -12,15 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import typer
 from psycopg import sql
 
 from bot.app import make_embedder
+from bot.measure import search_bench as bench
+from bot.measure import synthetic
+from bot.measure.search_bench import BenchOptions
 from bot.settings import Settings
-from retrieval import bench, db, synthetic
-from retrieval.bench import BenchOptions
-
-EVAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "eval"
+from retrieval import db
 
 
 def _log(message: str) -> None:
@@ -106,7 +102,7 @@ async def _settings(pool: Any) -> dict[str, str]:
     return {**values, **{f"index_build.{k}": v for k, v in db.INDEX_BUILD_SETTINGS.items()}}
 
 
-def _summary(result: dict[str, Any]) -> str:
+def summary(result: dict[str, Any]) -> str:
     lines = [f"{result['chunks']} chunks, {result['documents']} documents, {result['postings']} postings,"
              f" {result['vocabulary']} terms",
              f"ingest {result['ingest_chunks_per_s']} chunks/s {result['ingest_seconds']}",
@@ -124,31 +120,3 @@ def _summary(result: dict[str, Any]) -> str:
                      f" vs blocks {rows['blocks_lexical_same_queries']['p95_ms']} ms,"
                      f" top-10 overlap of its cut-off {rows['top10_overlap_vs_exact']}")
     return "\n".join(lines)
-
-
-def bench_cmd(
-    chunks: int = typer.Option(100_000, "--chunks", min=100, help="Synthetic chunks to build"),
-    as_json: bool = typer.Option(False, "--json", help="Last stdout line: every figure as JSON"),
-    queries: int = typer.Option(300, help="Latency queries per leg and client count"),
-    quality_queries: int = typer.Option(50, help="Queries compared with exact BM25"),
-    recall_queries: int = typer.Option(300, help="Queries compared with exact kNN (HNSW recall)"),
-    naive_queries: int = typer.Option(30, help="Queries for the naive baseline (0: skip it)"),
-    rows_baseline: bool = typer.Option(True, help="Also build and time the one-row-per-posting table"),
-    real_sample: int = typer.Option(2000, help="Chunks also ingested through the real ingest path (0: skip)"),
-    eval_dir: Path = typer.Option(EVAL_DIR, help="Folder of eval sets (*/corpus, */queries.jsonl)"),
-    shared_buffers: str = typer.Option("1GB", help="The throw-away server's shared_buffers (see README)"),
-) -> None:
-    """Benchmark retrieval on a synthetic corpus of N chunks, in a throw-away database."""
-    settings = Settings()
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    options = BenchOptions(chunks=chunks, queries=queries, quality_queries=quality_queries, recall_queries=recall_queries,
-                           naive_queries=naive_queries, rows_baseline=rows_baseline, real_sample=real_sample,
-                           server_settings={"shared_buffers": shared_buffers})
-    try:
-        result = asyncio.run(run_bench(settings, options, eval_dir))
-    except (db.DatabaseUnavailable, FileNotFoundError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    typer.echo(_summary(result))
-    if as_json:
-        typer.echo(json.dumps(result, separators=(",", ":")))

@@ -1,7 +1,7 @@
 """The Microsoft Teams adapter: a Microsoft 365 Agents SDK application over the platform-neutral core.
 
 Teams posts activities to `POST /api/messages`; the SDK's aiohttp `CloudAdapter` authenticates them
-(see bot/teams_auth.py) and routes them to the handlers below. A message to the bot (a mention in a
+(see bot/teams/auth.py) and routes them to the handlers below. A message to the bot (a mention in a
 channel thread or group chat, a 1:1 chat, the `runbook` command) is acknowledged at once: the
 answering happens in a tracked background task that re-enters the conversation through the SDK's
 `continue_conversation_with_claims`, posts a "Searching runbooks…" card in the thread and updates it
@@ -25,19 +25,20 @@ from microsoft_agents.hosting.core import (
     MemoryStorage, OutboundHostValidator, RouteRank, TurnContext, TurnState,
 )
 
-from bot import messages, teams_auth
-from bot.alerts import thread_question
+from bot import messages
+from bot.teams import auth as teams_auth
+from bot.chat.alerts import thread_question
 from bot.answering import Answerer, EmptyQuestion
-from bot.background import Tasks
+from bot.chat.background import Tasks
 from bot.context import IncidentContext
-from bot.ratelimit import RateLimiter
+from bot.chat.ratelimit import RateLimiter
 from bot.settings import Settings
-from bot.teams_cards import VERB_VOTE, answer_card, placeholder_card, text_card
-from bot.teams_feedback import on_reaction, on_vote, on_vote_submit
-from bot.teams_reply import (
+from bot.teams.cards import VERB_VOTE, answer_card, placeholder_card, text_card
+from bot.teams.feedback import on_reaction, on_vote, on_vote_submit
+from bot.teams.reply import (
     PLATFORM, CardReply, Deps, TeamsConfig, apologise, apology, card_message, quietly, user_of,
 )
-from bot.teams_thread import Incoming, conversation_key, read_message
+from bot.teams.thread import Incoming, conversation_key, read_message
 from retrieval import events
 
 log = logging.getLogger(__name__)

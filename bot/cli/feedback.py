@@ -6,7 +6,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -14,10 +14,11 @@ from bot.app import ingest_options, make_embedder, open_runtime, search_config
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import CachedEmbedder
-from retrieval.evaluate import load_queries
 from retrieval.ingest import ingest
-from retrieval.replay import ReplayOptions, replay
 from retrieval.weights import explain, load_active, recompute
+
+if TYPE_CHECKING:
+    from bot.measure.replay import ReplayOptions
 
 feedback_app = typer.Typer(no_args_is_help=True, help="Feedback weights: recompute, show, replay.")
 
@@ -77,6 +78,9 @@ def show_cmd(top: int = typer.Option(10, min=1, help="How many boosts and penalt
 
 
 async def _replay(settings: Settings, corpus: Path, queries_file: Path, options: ReplayOptions) -> dict[str, Any]:
+    from bot.measure.evaluate import load_queries
+    from bot.measure.replay import replay
+
     queries = load_queries(queries_file)
     embedder = CachedEmbedder(make_embedder(settings), size=8192)
     with db.throwaway_server() as url:
@@ -98,6 +102,8 @@ def replay_cmd(
     as_json: bool = typer.Option(False, "--json", help="Last stdout line: the figures as JSON"),
 ) -> None:
     """Simulate votes on half the queries, recompute weights, measure the held-out half before/after."""
+    from bot.measure.replay import ReplayOptions
+
     result = _run(_replay(_settings(), corpus, queries, ReplayOptions(seed=seed, wrong_vote_rate=wrong_votes)))
     b, a = result["before"], result["after"]
     typer.echo(f"held-out queries {result['held_out_queries']} (voted on {result['train_queries']}, "

@@ -14,14 +14,15 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from psycopg_pool import AsyncConnectionPool
 
-from bot.alerts import search_filters
+from bot.chat.alerts import search_filters
 from bot.answer import Answer
 from bot.answering import Answerer
-from bot.background import DB_ERRORS, Tasks
+from bot.chat.background import DB_ERRORS, Tasks
 from bot.observability import STAGE_SECONDS
-from bot.ratelimit import RateLimiter
+from bot.chat.ratelimit import RateLimiter
 from retrieval import events
-from retrieval.search import SearchFilters, document_link
+from retrieval.search import document_link
+from retrieval.search_types import SearchFilters
 
 log = logging.getLogger(__name__)
 Content = TypeVar("Content")

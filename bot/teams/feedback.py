@@ -11,12 +11,13 @@ from typing import Any
 from microsoft_agents.activity import Activity, AdaptiveCardInvokeResponse
 from microsoft_agents.hosting.core import TurnContext, TurnState
 
-from bot import chat, messages
-from bot.background import DB_ERRORS
+from bot import messages
+from bot.chat import core as chat
+from bot.chat.background import DB_ERRORS
 from bot.observability import count_vote
-from bot.teams_cards import COMMENT_INPUT
-from bot.teams_reply import PLATFORM, Deps, apology, quietly, user_of
-from bot.teams_thread import conversation_key
+from bot.teams.cards import COMMENT_INPUT
+from bot.teams.reply import PLATFORM, Deps, apology, quietly, user_of
+from bot.teams.thread import conversation_key
 from retrieval import events, feedback
 
 MESSAGE_RESPONSE = "application/vnd.microsoft.activity.message"

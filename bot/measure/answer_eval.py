@@ -24,12 +24,12 @@ from bot.answering import Answerer, EmptyQuestion
 from bot.app import ingest_options, make_answerer, make_embedder, make_llm
 from bot.context import IncidentContext
 from bot.settings import Settings
-from bot.slack_blocks import slack_question
+from bot.slack.blocks import slack_question
 from retrieval import db
 from retrieval.embed import CachedEmbedder
-from retrieval.evaluate import Outcome, Query, record_run
+from bot.measure.evaluate import Outcome, Query, record_run
 from retrieval.ingest import ingest
-from retrieval.search import SearchConfig
+from retrieval.search_types import SearchConfig
 
 BOT_USER = "UBOT"  # the bot's user id in the cases' threads
 KINDS = ("typed", "pasted", "thread", "offtopic")
@@ -273,7 +273,7 @@ async def _case_rows(case: Case, channel: str, extractive: Answerer, model: Answ
 async def _record(settings: Settings, corpus: Path, cases_file: Path, result: dict[str, Any],
                   rows: Sequence[Scored], config: SearchConfig) -> None:
     """Store the run in eval_runs / eval_results of the bot's database (kind as the variant)."""
-    from bot.evalrun import _NoEmbedder
+    from bot.measure.retrieval_eval import _NoEmbedder
     from bot.app import open_runtime
 
     outcomes = [Outcome(Query(r.case.id, r.case.ask, r.case.relevant, r.case.kind), r.sources, r.chunk_ids,

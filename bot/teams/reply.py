@@ -11,10 +11,11 @@ from typing import Any
 from microsoft_agents.activity import Activity, Attachment
 from microsoft_agents.hosting.core import TurnContext
 
-from bot import chat, messages
+from bot import messages
+from bot.chat import core as chat
 from bot.settings import Settings
-from bot.teams_cards import CONTENT_TYPE, Card, text_card
-from bot.teams_thread import thread_root
+from bot.teams.cards import CONTENT_TYPE, Card, text_card
+from bot.teams.thread import thread_root
 
 log = logging.getLogger(__name__)
 PLATFORM = "teams"

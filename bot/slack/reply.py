@@ -12,9 +12,10 @@ from typing import Any
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import chat, messages
+from bot import messages
+from bot.chat import core as chat
 from bot.settings import Settings
-from bot.slack_blocks import Block, text_blocks
+from bot.slack.blocks import Block, text_blocks
 from retrieval import events
 
 log = logging.getLogger(__name__)

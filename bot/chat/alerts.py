@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from retrieval.analyzer import analyze
-from retrieval.search import SearchFilters
+from retrieval.search_types import SearchFilters
 
 _AM_TITLE = re.compile(r"^\[(FIRING|RESOLVED)(?::\s*(\d+))?\]\s*(.+)$", re.IGNORECASE)
 _GRAFANA_LEGACY = re.compile(r"^\[(Alerting|OK|No Data|Pending|Resolved)\]\s*(.+)$", re.IGNORECASE)

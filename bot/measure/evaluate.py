@@ -14,7 +14,8 @@ from psycopg_pool import AsyncConnectionPool
 from psycopg.types.json import Jsonb
 
 from retrieval.embed import Embedder
-from retrieval.search import Reranker, SearchConfig, hybrid_search
+from retrieval.search import hybrid_search
+from retrieval.search_types import Reranker, SearchConfig
 
 METRIC_KEYS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 METHODS = {"bm25": "lexical", "dense": "dense", "fused": "hybrid"}

@@ -11,19 +11,22 @@ from typing import Any, Optional, TypeVar
 
 import typer
 
-from bot import messages, render
-from bot.app import Runtime, database_url, ingest_options, open_runtime
+from bot import EXAMPLE_RUNBOOKS, messages
 from bot.answering import EmptyQuestion
-from bot.bench import bench_cmd
+from bot.app import Runtime, database_url, ingest_options, open_runtime
+from bot.cli import output
+from bot.cli.bench import bench_cmd
+from bot.cli.feedback import feedback_app
+from bot.cli.guard import guard_app
 from bot.context import IncidentContext
-from bot.feedback_cli import feedback_app
-from bot.guard_cli import guard_app
+from bot.filters import Filters
 from bot.observability import configure_logging, new_request_id
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import EmbedderUnavailable
 from retrieval.ingest import describe, ingest
-from retrieval.search import SearchFilters, hybrid_search
+from retrieval.search import hybrid_search
+from retrieval.search_types import SearchFilters
 from retrieval.rerank import RerankerUnavailable
 from retrieval.store import IndexMismatch
 
@@ -36,11 +39,7 @@ report_app = typer.Typer(no_args_is_help=True, help="Reports for runbook owners.
 app.add_typer(report_app, name="report")
 
 T = TypeVar("T")
-EXAMPLES_CANDIDATES = (
-    Path(__file__).resolve().parents[1] / "examples" / "runbooks",  # a checkout
-    Path.cwd() / "examples" / "runbooks",  # e.g. the Docker image's /app
-)
-EXAMPLES = next((p for p in EXAMPLES_CANDIDATES if p.is_dir()), EXAMPLES_CANDIDATES[0])
+EXAMPLES = EXAMPLE_RUNBOOKS
 DEMO_QUESTION = "Disk full on /var/lib/docker: No space left on device. What do I do?"
 USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileNotFoundError, EmptyQuestion,
                RerankerUnavailable)
@@ -71,9 +70,7 @@ async def _with_runtime(settings: Settings, work: Callable[[Runtime], Awaitable[
 
 
 def _filters(source: list[str], service: list[str], environment: list[str], tag: list[str]) -> SearchFilters | None:
-    if not (source or service or environment or tag):
-        return None
-    return SearchFilters(tuple(source), tuple(service), tuple(environment), tuple(tag))
+    return Filters(source=source, service=service, environment=environment, tags=tag).to_search()
 
 
 @app.command()
@@ -109,7 +106,7 @@ def ingest_cmd(
     """Ingest runbooks incrementally (unchanged files are skipped, deleted ones removed)."""
     settings = _settings()
     summary = _run(_with_runtime(settings, lambda rt: _ingest(rt, paths, source)))
-    typer.echo(json.dumps(summary, indent=2) if as_json else render.ingest_text(summary, stats=stats))
+    typer.echo(json.dumps(summary, indent=2) if as_json else output.ingest_text(summary, stats=stats))
     if summary["failed"]:
         raise typer.Exit(1)
 
@@ -153,8 +150,8 @@ def search(
     settings = _settings()
     filters = _filters(source, service, environment, tag)
     result = _run(_with_runtime(settings, lambda rt: hybrid_search(rt.pool, rt.embedder, query, k=k, filters=filters)))
-    typer.echo(json.dumps(render.search_json(result), indent=2, default=str) if as_json
-               else render.search_text(result, explain=explain))
+    typer.echo(json.dumps(output.search_json(result), indent=2, default=str) if as_json
+               else output.search_text(result, explain=explain))
 
 
 @app.command()
@@ -175,7 +172,7 @@ def ask(
     settings = _settings()
     context = IncidentContext(filters=_filters(source, service, environment, tag), entry_point="cli")
     answer = _run(_with_runtime(settings, lambda rt: rt.answerer.answer(question, context)))
-    typer.echo(answer.model_dump_json(indent=2) if as_json else render.answer_text(answer))
+    typer.echo(answer.model_dump_json(indent=2) if as_json else output.answer_text(answer))
 
 
 @app.command()
@@ -188,9 +185,9 @@ def demo(
 
     async def work(runtime: Runtime) -> None:
         summary = await _ingest(runtime, [path], "examples")
-        typer.echo(render.ingest_text(summary))
+        typer.echo(output.ingest_text(summary))
         typer.echo(f"\nQ: {question}\n")
-        typer.echo(render.answer_text(await runtime.answerer.answer(question, IncidentContext(entry_point="cli"))))
+        typer.echo(output.answer_text(await runtime.answerer.answer(question, IncidentContext(entry_point="cli"))))
 
     _run(_with_runtime(settings, work))
 
@@ -215,12 +212,12 @@ def eval_cmd(
     if corpus is None or queries is None:
         typer.echo("error: eval needs --corpus and --queries (or: eval answers --corpus --cases)", err=True)
         raise typer.Exit(2)
-    from bot.evalrun import run_eval
+    from bot.measure.retrieval_eval import run_eval
 
     settings = _settings()
     result = _run(run_eval(settings, corpus, queries, compare=compare, record=record,
                            reranker=reranker or settings.reranker_model))
-    typer.echo(render.eval_table(result))
+    typer.echo(output.eval_table(result))
     if as_json:
         typer.echo(json.dumps(result, separators=(",", ":")))
 
@@ -236,7 +233,7 @@ def eval_answers_cmd(
     every: int = typer.Option(1, "--every", min=1, help="Answer every N-th case only (a slow model)"),
 ) -> None:
     """Answer incident cases as the Slack bot would (throw-away database) and score the answers."""
-    from bot.answer_eval import run_answer_eval
+    from bot.measure.answer_eval import run_answer_eval
 
     settings = _settings()
 
@@ -250,7 +247,7 @@ def eval_answers_cmd(
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    typer.echo(render.answers_table(result))
+    typer.echo(output.answers_table(result))
     if as_json:
         typer.echo(json.dumps(result, separators=(",", ":")))
 
@@ -287,7 +284,7 @@ def report_stale(
     if days is not None:
         settings = settings.model_copy(update={"stale_after_days": days})
     report = _run(_with_runtime(settings, staleness_job))
-    typer.echo(json.dumps(report, indent=2, default=str) if as_json else render.staleness_text(report))
+    typer.echo(json.dumps(report, indent=2, default=str) if as_json else output.staleness_text(report))
 
 
 @app.command()

@@ -8,7 +8,7 @@ short apology where the user asked, never in silence.
 
 Entry points: `/runbook <question>`, a mention in a thread (the thread and its alert are read),
 a direct message; 👍 / 👎 buttons, reactions and the 👎 comment modal record feedback. Those feedback
-listeners (and sharing) live in bot/slack_feedback.py, what the listeners share in bot/slack_reply.py;
+listeners (and sharing) live in bot/slack/feedback.py, what the listeners share in bot/slack/reply.py;
 `register` below attaches them all.
 """
 
@@ -30,16 +30,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
 from bot.answering import Answerer, EmptyQuestion
-from bot.background import Tasks
+from bot.chat.background import Tasks
 from bot.context import IncidentContext
-from bot.ratelimit import RateLimiter
+from bot.chat.ratelimit import RateLimiter
 from bot.settings import Settings
-from bot.slack_blocks import (
+from bot.slack.blocks import (
     ACTION_DOWN, ACTION_SHARE, ACTION_UP, FEEDBACK_VIEW, HELP_WORDS, Block, answer_blocks, fallback_text,
     placeholder_blocks, slack_question, text_blocks,
 )
-from bot.slack_feedback import on_comment, on_reaction, on_share, on_vote_button
-from bot.slack_reply import (
+from bot.slack.feedback import on_comment, on_reaction, on_share, on_vote_button
+from bot.slack.reply import (
     PLATFORM, Delivery, Deps, MessageReply, Reply, ResponseUrlReply, SlackConfig, apologise, claimed, delivery_of,
     ephemeral_notice, quietly, tell,
 )

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot import messages
-from bot.alerts import ThreadMessage, ThreadQuestion, thread_question
+from bot.chat.alerts import ThreadMessage, ThreadQuestion, thread_question
 from bot.answer import Answer, Finding, Source, Step
 from guardrails.inputs import normalise_question
 

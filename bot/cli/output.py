@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.answer import Answer
-from retrieval.search import SearchResult
+from retrieval.search_types import SearchResult
 
 
 def answer_text(answer: Answer) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.alerts import ThreadMessage
+from bot.chat.alerts import ThreadMessage
 
 HTML = "text/html"
 ADAPTIVE = "application/vnd.microsoft.card.adaptive"

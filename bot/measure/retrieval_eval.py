@@ -11,10 +11,10 @@ from bot.app import ingest_options, make_embedder, open_runtime
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import CachedEmbedder
-from retrieval.evaluate import config_for, load_queries, record_run, report, run_queries
+from bot.measure.evaluate import config_for, load_queries, record_run, report, run_queries
 from retrieval.ingest import ingest
 from retrieval.rerank import make_reranker
-from retrieval.search import SearchConfig
+from retrieval.search_types import SearchConfig
 
 log = logging.getLogger(__name__)
 

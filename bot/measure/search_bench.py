@@ -24,14 +24,16 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
-from retrieval import lexical, store, synthetic
+from bot.measure import synthetic
+from retrieval import lexical, store
 from retrieval.chunking import contextual_text
 from retrieval.embed import Embedder
 from retrieval.ingest import IngestOptions, ingest
 from retrieval.models import MalformedDocument, ParsedDocument, UnsupportedFormat
 from retrieval.parsers import parse_document
-from retrieval.search import SearchConfig, SearchFilters, fetch_candidates, hybrid_search, query_weights
-from retrieval.synthetic import SyntheticDocument
+from retrieval.search import fetch_candidates, hybrid_search, query_weights
+from retrieval.search_types import SearchConfig, SearchFilters
+from bot.measure.synthetic import SyntheticDocument
 
 Log = Callable[[str], None]
 EXACT = 10**9  # per_term that reads every posting: exact BM25

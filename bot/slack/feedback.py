@@ -1,6 +1,6 @@
 """What people do with a Slack answer: 👍 / 👎 buttons and reactions (removing the reaction withdraws the
 vote), the 👎 comment modal, and "Share to channel" under an ephemeral answer. Each listener acks at once
-and records in a tracked background task; bot/slack.py registers them."""
+and records in a tracked background task; bot/slack/adapter.py registers them."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import messages
 from bot.answer import Answer
 from bot.observability import count_vote
-from bot.slack_blocks import ACTION_UP, answer_blocks, comment_modal, fallback_text
-from bot.slack_reply import PLATFORM, Delivery, Deps, apology, claimed, delivery_of, ephemeral_notice, quietly, tell
+from bot.slack.blocks import ACTION_UP, answer_blocks, comment_modal, fallback_text
+from bot.slack.reply import PLATFORM, Delivery, Deps, apology, claimed, delivery_of, ephemeral_notice, quietly, tell
 from retrieval import events, feedback
 
 _VOTES = {"+1": 1, "thumbsup": 1, "-1": -1, "thumbsdown": -1}

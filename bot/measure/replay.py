@@ -18,12 +18,13 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from retrieval.embed import Embedder
-from retrieval.evaluate import Query
+from bot.measure.evaluate import Query
 from retrieval.feedback import Vote as FeedbackVote
 from retrieval.feedback import record_vote
 from retrieval.feedback_model import FeedbackModel, FeedbackParams
 from retrieval.history import AnswerRecord, record_answer
-from retrieval.search import SearchConfig, hybrid_search
+from retrieval.search import hybrid_search
+from retrieval.search_types import SearchConfig
 from retrieval.weights import FitOptions, load_active, recompute
 
 

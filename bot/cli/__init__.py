@@ -1,0 +1,1 @@
+"""The runbook-bot command line (main.py) and its command groups."""

@@ -1,0 +1,1 @@
+"""The Microsoft Teams adapter: activities, Adaptive Cards, auth, replies, feedback."""
