@@ -33,7 +33,7 @@ import aiohttp  # noqa: E402
 from aiohttp import web  # noqa: E402
 
 from bot import EXAMPLE_RUNBOOKS  # noqa: E402
-from bot.app import Runtime, make_answerer  # noqa: E402
+from bot.app import Runtime, make_answerer, slack_config  # noqa: E402
 from bot.server import build_web_app  # noqa: E402
 from bot.slack.adapter import build_slack_app  # noqa: E402
 from retrieval import db  # noqa: E402
@@ -101,7 +101,7 @@ async def run(n: int, latency_ms: float, visibility: str, llm_delay_ms: float) -
         if llm_delay_ms:
             llm = ScriptedLLM([final("See the runbook.", [])], delay=llm_delay_ms / 1000)
         answerer = make_answerer(settings, pool, embedder, llm)
-        bot = build_slack_app(settings, answerer)
+        bot = build_slack_app(slack_config(settings), answerer)
         runner = web.AppRunner(build_web_app(Runtime(settings, pool, embedder, answerer), bot))
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from psycopg_pool import AsyncConnectionPool
+from pydantic import SecretStr
 
 from bot.agent import AgentLimits
 from bot.answering import Answerer
 from bot.llm import LLM, LiteLLMChat
 from bot.settings import Settings
+from bot.slack.config import SlackConfig
 from bot.tools import ToolLimits
 from guardrails import load_policy
 from retrieval import db
@@ -109,3 +111,20 @@ async def open_runtime(settings: Settings, *, embedder: Embedder | None = None, 
         await pool.close()
         raise
     return Runtime(settings=settings, pool=pool, embedder=chosen, answerer=answerer)
+
+
+def slack_config(settings: Settings) -> SlackConfig:
+    """The Slack block of the settings, the only place the Slack adapter's knobs are read."""
+
+    def secret(value: SecretStr | None) -> str:
+        return value.get_secret_value() if value else ""
+
+    return SlackConfig(visibility=settings.slack_answer_visibility,
+                       allowed_channels=frozenset(settings.slack_allowed_channels),
+                       channel_sources=dict(settings.slack_channel_sources),
+                       source_links=dict(settings.slack_source_links),
+                       alert_filters=tuple(settings.slack_alert_filters), answer_bots=settings.slack_answer_bots,
+                       bot_token=secret(settings.slack_bot_token), signing_secret=secret(settings.slack_signing_secret),
+                       app_token=secret(settings.slack_app_token), api_url=settings.slack_api_url,
+                       api_retries=settings.slack_api_retries, user_rate_limit=settings.slack_user_rate_limit,
+                       channel_rate_limit=settings.slack_channel_rate_limit)

@@ -14,7 +14,7 @@ import signal
 from aiohttp import web
 
 from bot.api import add_routes
-from bot.app import Runtime, open_runtime
+from bot.app import Runtime, open_runtime, slack_config
 from bot.jobs import build_scheduler
 from bot.observability import metrics_payload
 from bot.settings import Settings
@@ -74,7 +74,7 @@ def slack_bot(runtime: Runtime) -> SlackBot | None:
     """The Slack adapter when SLACK_BOT_TOKEN is set, else None."""
     if runtime.settings.slack_bot_token is None:
         return None
-    return build_slack_app(runtime.settings, runtime.answerer)
+    return build_slack_app(slack_config(runtime.settings), runtime.answerer)
 
 
 def teams_bot(runtime: Runtime) -> TeamsBot | None:

@@ -97,3 +97,20 @@ def test_the_example_runbooks_ship_in_the_wheel(tmp_path: Path) -> None:
     shipped = {n.rsplit("/", 1)[1] for n in names if n.startswith("bot/examples/runbooks/") and n.endswith(".md")}
     assert shipped == {p.name for p in (REPO / "bot" / "examples" / "runbooks").glob("*.md")}
     assert not {n for n in names if n.startswith(("tests/", "bench/"))}
+
+
+def test_the_slack_adapter_never_sees_the_settings() -> None:
+    # bot/app.py turns the settings into a SlackConfig; the adapter reads only that.
+    for module, names in _imports("bot").items():
+        if module.startswith("bot/slack/"):
+            assert "bot.settings" not in names, module
+
+
+def test_the_slack_config_keeps_its_secrets_out_of_logs() -> None:
+    from bot.app import slack_config
+    from bot.settings import Settings
+
+    config = slack_config(Settings(_env_file=None, slack_bot_token="xoxb-secret-token",  # type: ignore[arg-type]
+                                   slack_signing_secret="signing-secret"))  # type: ignore[arg-type]
+    assert config.bot_token == "xoxb-secret-token" and config.signing_secret == "signing-secret"
+    assert "secret" not in repr(config)

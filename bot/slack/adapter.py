@@ -33,14 +33,14 @@ from bot.answering import Answerer, EmptyQuestion
 from bot.chat.background import Tasks
 from bot.context import IncidentContext
 from bot.chat.ratelimit import RateLimiter
-from bot.settings import Settings
 from bot.slack.blocks import (
     ACTION_DOWN, ACTION_SHARE, ACTION_UP, FEEDBACK_VIEW, HELP_WORDS, Block, answer_blocks, fallback_text,
     placeholder_blocks, slack_question, text_blocks,
 )
+from bot.slack.config import SlackConfig
 from bot.slack.feedback import on_comment, on_reaction, on_share, on_vote_button
 from bot.slack.reply import (
-    PLATFORM, Delivery, Deps, MessageReply, Reply, ResponseUrlReply, SlackConfig, apologise, claimed, delivery_of,
+    PLATFORM, Delivery, Deps, MessageReply, Reply, ResponseUrlReply, apologise, claimed, delivery_of,
     ephemeral_notice, quietly, tell,
 )
 from retrieval import events
@@ -219,20 +219,19 @@ def web_client(token: str, *, base_url: str | None = None, retries: int = 3) -> 
     return AsyncWebClient(token=token, base_url=url, retry_handlers=handlers)
 
 
-def build_slack_app(settings: Settings, answerer: Answerer, *, client: AsyncWebClient | None = None,
+def build_slack_app(config: SlackConfig, answerer: Answerer, *, client: AsyncWebClient | None = None,
                     limiter: RateLimiter | None = None) -> SlackBot:
-    """The Bolt app with every listener, from settings (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, ...)."""
-    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else ""
-    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
-    if not token:
+    """The Bolt app with every listener (bot/app.py's slack_config reads SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, ...)."""
+    if not config.bot_token:
         raise ValueError("SLACK_BOT_TOKEN is required for the Slack adapter")
-    if not secret and not settings.slack_app_token:
+    if not config.signing_secret and not config.app_token:
         raise ValueError("SLACK_SIGNING_SECRET is required to receive Slack events over HTTP")
-    client = client or web_client(token, base_url=settings.slack_api_url, retries=settings.slack_api_retries)
-    deps = Deps(answerer=answerer, config=SlackConfig.from_settings(settings), tasks=Tasks(),
-                limiter=limiter or RateLimiter(settings.slack_user_rate_limit, settings.slack_channel_rate_limit))
-    app = AsyncApp(client=client, signing_secret=secret, process_before_response=True, name="runbook-bot",
-                   request_verification_enabled=bool(secret), logger=logging.getLogger("bot.slack.bolt"))
+    client = client or web_client(config.bot_token, base_url=config.api_url, retries=config.api_retries)
+    deps = Deps(answerer=answerer, config=config, tasks=Tasks(),
+                limiter=limiter or RateLimiter(config.user_rate_limit, config.channel_rate_limit))
+    app = AsyncApp(client=client, signing_secret=config.signing_secret, process_before_response=True,
+                   name="runbook-bot", request_verification_enabled=bool(config.signing_secret),
+                   logger=logging.getLogger("bot.slack.bolt"))
     register(app, deps)
     return SlackBot(app=app, client=client, deps=deps)
 

@@ -1,12 +1,11 @@
-"""What the Slack listeners share: the adapter's settings, allow-list and rate limits, filters and links,
+"""What the Slack listeners share: the adapter's configuration, allow-list and rate limits, filters and links,
 the replies (a message posted as a placeholder and then edited into the answer, or the slash command's
 response_url), apologies and notices, and the de-duplication of Events API deliveries."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from slack_bolt.request.async_request import AsyncBoltRequest
@@ -14,35 +13,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
 from bot.chat import core as chat
-from bot.settings import Settings
 from bot.slack.blocks import Block, text_blocks
+from bot.slack.config import SlackConfig
 from retrieval import events
 
 log = logging.getLogger(__name__)
 PLATFORM = "slack"
 Notify = Callable[[str], Awaitable[Any]]
 Delivery = tuple[str | None, str]  # the Events API event id (None outside events) and the retry number
-
-
-@dataclass(frozen=True)
-class SlackConfig:
-    """The adapter's knobs (from Settings)."""
-
-    visibility: str = "channel"  # /runbook answers: "channel" or "ephemeral" (with a share button)
-    allowed_channels: frozenset[str] = frozenset()  # empty: every channel; DMs are always allowed
-    channel_sources: Mapping[str, Sequence[str]] = field(default_factory=dict)  # channel -> sources; "*" default
-    source_links: Mapping[str, str] = field(default_factory=dict)  # source -> base URL of its links
-    alert_filters: tuple[str, ...] = ()  # alert labels used as strict filters (service, environment)
-    answer_bots: bool = False
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> SlackConfig:
-        """The Slack block of the settings."""
-        return cls(visibility=settings.slack_answer_visibility,
-                   allowed_channels=frozenset(settings.slack_allowed_channels),
-                   channel_sources=dict(settings.slack_channel_sources),
-                   source_links=dict(settings.slack_source_links),
-                   alert_filters=tuple(settings.slack_alert_filters), answer_bots=settings.slack_answer_bots)
 
 
 class Deps(chat.ChatDeps[SlackConfig]):

@@ -254,12 +254,12 @@ def test_slack_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_http_mode_needs_a_signing_secret(examples_pool, embedder) -> None:  # type: ignore[no-untyped-def]
-    from bot.app import make_answerer
+    from bot.app import make_answerer, slack_config
     from bot.slack.adapter import build_slack_app
 
     settings = Settings(_env_file=None, slack_bot_token="xoxb-x")  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="SLACK_SIGNING_SECRET"):
-        build_slack_app(settings, make_answerer(settings, examples_pool, embedder, None))
+        build_slack_app(slack_config(settings), make_answerer(settings, examples_pool, embedder, None))
 
 
 async def test_url_verification_echoes_the_challenge(slack: Harness) -> None:

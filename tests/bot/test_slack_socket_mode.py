@@ -7,7 +7,7 @@ import asyncio
 import json
 import urllib.parse
 
-from bot.app import make_answerer
+from bot.app import make_answerer, slack_config
 from bot.slack.adapter import build_slack_app
 from bot.slack.blocks import ACTION_UP
 from retrieval.feedback import feedback_rows
@@ -21,7 +21,7 @@ APP_TOKEN = "xapp-1-A0RUNBOOK1-1234567890-abcdef"
 async def test_socket_mode_answers_commands_events_and_clicks(examples_pool, embedder) -> None:  # type: ignore[no-untyped-def]
     fake = await FakeSlackAPI().start()
     settings = slack_settings(fake, slack_app_token=APP_TOKEN, slack_signing_secret=None)
-    bot = build_slack_app(settings, make_answerer(settings, examples_pool, embedder, None))
+    bot = build_slack_app(slack_config(settings), make_answerer(settings, examples_pool, embedder, None))
     handler = bot.socket_mode(APP_TOKEN)
     await handler.connect_async()
     try:
