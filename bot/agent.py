@@ -23,7 +23,6 @@ from bot.textcalls import json_values, text_tool_calls
 from bot.tools import RunbookTools
 from guardrails.answers import check_citations, command_in_text, should_abstain
 from prompts.render import render
-from retrieval.search import hybrid_search
 from retrieval.search_types import SearchResult
 from retrieval.sections import document_sections
 
@@ -179,12 +178,10 @@ async def extractive_plan(question: str, context: IncidentContext, tools: Runboo
     closest match below the confident threshold is shown as one; nothing plausible: abstain. When a
     model searched before failing, its best search counts too (the evidence it gathered)."""
     t0 = time.perf_counter()
-    gathered = list(tools.searches)
-    result = await hybrid_search(tools.pool, tools.embedder, context.search_query(question), k=5,
-                                 filters=context.filters, config=tools.config, feedback=tools.feedback,
-                                 reranker=tools.reranker, pinned=tools.pinned)
-    tools.searches.append(result)
-    result = max([result, *(g for g in gathered if g.chunks)], key=lambda r: r.confidence)
+    gathered = [s for s in tools.searches if s.chunks]
+    result = await tools.search(context.search_query(question), 5, context.filters)
+    tools.used(result)
+    result = max([result, *gathered], key=lambda r: r.confidence)
     if not result.chunks or not result.plausible:
         tools.retrieval_ms += (time.perf_counter() - t0) * 1000
         return abstention(question, result, mode="extractive")

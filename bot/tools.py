@@ -114,7 +114,8 @@ class RunbookTools:
     show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
     pinned: tuple[str, ...] = ()  # documents the incident's alert links to: searches put them first
     evidence: dict[int, Evidence] = field(default_factory=dict)
-    searches: list[SearchResult] = field(default_factory=list)
+    searches: list[SearchResult] = field(default_factory=list)  # the results this answer used, once each
+    _ran: dict[tuple[str, int, SearchFilters | None], SearchResult] = field(default_factory=dict, repr=False)
     errors: list[str] = field(default_factory=list)
     used_tokens: int = 0
     retrieval_ms: float = 0.0
@@ -174,14 +175,15 @@ class RunbookTools:
         and a retrieval confidence: a low one means the runbooks may not cover the question."""
         asked = filters.to_search() if filters else None
         chosen = narrowed(self.filters, asked)
-        result = await self._search(query, k, chosen)
+        k = min(k, self.limits.max_k)
+        result = await self.search(query, k, chosen)
         dropped = ""
         if not result.chunks and asked is not None and not asked.is_empty():
             # Small models invent filters (an environment, the alert name as a tag) that match no
             # runbook; the search without them is what the engineer needs, said plainly.
             dropped = f"No runbook matched the filters {describe(asked)}; these results are without them. "
-            result = await self._search(query, k, self.filters)
-        self.searches.append(result)
+            result = await self.search(query, k, self.filters)
+        self.used(result)
         if not result.chunks:
             return self._emit("hybrid_search", ["No runbook matched. Try other words, or answer that no runbook covers this."])
         head = (f"{dropped}retrieval confidence {result.confidence:.2f} "
@@ -189,10 +191,21 @@ class RunbookTools:
         blocks = [self._chunk_block(hit) for hit in result.chunks]
         return self._emit("hybrid_search", blocks, head=head)
 
-    async def _search(self, query: str, k: int, filters: SearchFilters | None) -> SearchResult:
-        return await hybrid_search(self.pool, self.embedder, query, k=min(k, self.limits.max_k),
-                                   filters=filters, config=self.config, feedback=self.feedback,
-                                   reranker=self.reranker, pinned=self.pinned)
+    async def search(self, query: str, k: int, filters: SearchFilters | None) -> SearchResult:
+        """The one search entry of an answer, for the tool and the extractive plan alike: with this
+        answer's ranking (config, votes, reranker, the alert's pinned runbooks); the same search
+        twice in one answer (the model's first search, then the gate's extractive plan) runs once."""
+        key = (query, k, filters)
+        if key not in self._ran:
+            self._ran[key] = await hybrid_search(self.pool, self.embedder, query, k=k, filters=filters,
+                                                 config=self.config, feedback=self.feedback,
+                                                 reranker=self.reranker, pinned=self.pinned)
+        return self._ran[key]
+
+    def used(self, result: SearchResult) -> None:
+        """Count a result among the answer's searches (once, however often it was asked for)."""
+        if not any(s is result for s in self.searches):
+            self.searches.append(result)
 
     async def fetch_parent_section(
         self, chunk_id: Annotated[int, Field(ge=1, description="A citation id's number: 123 for c123")],

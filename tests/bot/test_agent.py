@@ -114,6 +114,15 @@ async def test_a_model_that_answers_after_the_seeded_search_is_grounded(examples
     assert answer.sources[0].path == "disk-full.md"
 
 
+async def test_the_gate_reuses_the_search_the_answer_already_ran(examples_pool, embedder) -> None:
+    llm = ScriptedLLM([final("From memory.", []), _cite_first()])
+    tools = _tools(examples_pool, embedder)
+    gated = AgentLimits(max_steps=4, call_timeout_s=5, total_timeout_s=20)
+    answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=tools, limits=gated)
+    assert answer.trace.outcomes[0] == "search_seeded" and "extractive_preferred" in answer.trace.outcomes
+    assert len(tools.searches) == 1, "the seeded search and the extractive plan's are the same search, run once"
+
+
 async def test_model_abstains_on_uncovered_question(examples_pool, embedder) -> None:
     question = "How do I rotate the office printer toner?"
     llm = ScriptedLLM([call("hybrid_search", {"query": question}), final("", abstain=True)])
