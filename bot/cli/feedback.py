@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from bot.app import ingest_options, make_embedder, open_runtime, search_config
+from bot.app import make_embedder, open_runtime, search_config
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import CachedEmbedder
-from retrieval.ingest import ingest
 from retrieval.weights import explain, load_active, recompute
 
 if TYPE_CHECKING:
@@ -78,19 +76,14 @@ def show_cmd(top: int = typer.Option(10, min=1, help="How many boosts and penalt
 
 
 async def _replay(settings: Settings, corpus: Path, queries_file: Path, options: ReplayOptions) -> dict[str, Any]:
+    from bot.measure.databases import ingested_corpus
     from bot.measure.evaluate import load_queries
     from bot.measure.replay import replay
 
     queries = load_queries(queries_file)
     embedder = CachedEmbedder(make_embedder(settings), size=8192)
-    with db.throwaway_server() as url:
-        pool = await db.open_pool(url, min_size=1, max_size=4)
-        try:
-            summary = await ingest(pool, embedder, [corpus], ingest_options(settings, "replay"))
-            print(f"ingested {len(summary.added)} documents", file=sys.stderr)
-            return await replay(pool, embedder, queries, options=options)
-        finally:
-            await pool.close()
+    async with ingested_corpus(settings, embedder, corpus, "replay") as pool:
+        return await replay(pool, embedder, queries, options=options)
 
 
 @feedback_app.command("replay")

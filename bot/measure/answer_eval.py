@@ -21,14 +21,13 @@ from typing import Any
 from bot.agent import model_falls_short
 from bot.answer import Answer
 from bot.answering import Answerer, EmptyQuestion
-from bot.app import ingest_options, make_answerer, make_embedder, make_llm
+from bot.app import make_answerer, make_embedder, make_llm
 from bot.context import IncidentContext
+from bot.measure.databases import bot_database, ingested_corpus
+from bot.measure.evaluate import Outcome, Query, read_jsonl, record_run
 from bot.settings import Settings
 from bot.slack.blocks import slack_question
-from retrieval import db
 from retrieval.embed import CachedEmbedder
-from bot.measure.evaluate import Outcome, Query, record_run
-from retrieval.ingest import ingest
 from retrieval.search_types import SearchConfig
 
 BOT_USER = "UBOT"  # the bot's user id in the cases' threads
@@ -96,18 +95,12 @@ class Scored:
 
 def load_cases(path: Path) -> list[Case]:
     """Read a cases file (one JSON object a line); a malformed line is an error naming it."""
-    cases = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-            kind = str(raw.get("kind") or ("thread" if raw.get("thread") else "typed"))
-            cases.append(Case(str(raw["id"]), kind, str(raw.get("ask") or ""), tuple(raw.get("thread") or ()),
-                              tuple(raw.get("relevant") or ())))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{n}: not a case object: {exc}") from exc
-    return cases
+    def case(raw: dict[str, Any]) -> Case:
+        kind = str(raw.get("kind") or ("thread" if raw.get("thread") else "typed"))
+        return Case(str(raw["id"]), kind, str(raw.get("ask") or ""), tuple(raw.get("thread") or ()),
+                    tuple(raw.get("relevant") or ()))
+
+    return read_jsonl(path, "case", case)
 
 
 def case_question(case: Case, channel: str) -> tuple[str, IncidentContext] | None:
@@ -227,20 +220,13 @@ async def run_answer_eval(
     embedder = CachedEmbedder(make_embedder(settings), size=8192)
     quiet = settings.model_copy(update={"feedback_enabled": False})
     rows: dict[str, list[Scored]] = {"gated": [], "model": [], "extractive": []}
-    with db.throwaway_server() as url:
-        pool = await db.open_pool(url, min_size=1, max_size=4)
-        try:
-            summary = await ingest(pool, embedder, [corpus], ingest_options(settings, "eval"))
-            print(f"ingested {len(summary.added)} documents, {summary.chunks_written} chunks"
-                  f" ({len(summary.skipped)} skipped, {len(summary.failed)} failed)", file=sys.stderr)
-            extractive = make_answerer(quiet, pool, embedder, None)
-            model = make_answerer(quiet.model_copy(update={"llm_gate": False}), pool, embedder, llm) if llm else None
-            for n, case in enumerate(cases):
-                scored = await _case_rows(case, f"C{n:05d}", extractive, model, rows)
-                if on_case is not None:
-                    on_case(scored)
-        finally:
-            await pool.close()
+    async with ingested_corpus(settings, embedder, corpus, "eval") as pool:
+        extractive = make_answerer(quiet, pool, embedder, None)
+        model = make_answerer(quiet.model_copy(update={"llm_gate": False}), pool, embedder, llm) if llm else None
+        for n, case in enumerate(cases):
+            scored = await _case_rows(case, f"C{n:05d}", extractive, model, rows)
+            if on_case is not None:
+                on_case(scored)
     main = rows["gated"] if use_llm else rows["extractive"]
     result = summarise(main)
     result["mode"] = "llm" if use_llm else "extractive"
@@ -273,19 +259,11 @@ async def _case_rows(case: Case, channel: str, extractive: Answerer, model: Answ
 async def _record(settings: Settings, corpus: Path, cases_file: Path, result: dict[str, Any],
                   rows: Sequence[Scored], config: SearchConfig) -> None:
     """Store the run in eval_runs / eval_results of the bot's database (kind as the variant)."""
-    from bot.measure.retrieval_eval import _NoEmbedder
-    from bot.app import open_runtime
-
     outcomes = [Outcome(Query(r.case.id, r.case.ask, r.case.relevant, r.case.kind), r.sources, r.chunk_ids,
                         r.confidence, r.abstained, r.latency_ms) for r in rows]
-    try:
-        runtime = await open_runtime(settings, embedder=_NoEmbedder())
-    except db.DatabaseUnavailable as exc:
-        print(f"warning: eval run not recorded: {exc}", file=sys.stderr)
-        return
-    try:
-        run_id = await record_run(runtime.pool, corpus.resolve(), cases_file.resolve(),
+    async with bot_database(settings, "eval run") as pool:
+        if pool is None:
+            return
+        run_id = await record_run(pool, corpus.resolve(), cases_file.resolve(),
                                   f"answers-{result['mode']}", config, result, outcomes)
         print(f"recorded eval run {run_id} (answers, {result['mode']})", file=sys.stderr)
-    finally:
-        await runtime.close()

@@ -8,7 +8,7 @@ import statistics
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from psycopg_pool import AsyncConnectionPool
 from psycopg.types.json import Jsonb
@@ -16,6 +16,8 @@ from psycopg.types.json import Jsonb
 from retrieval.embed import Embedder
 from retrieval.search import hybrid_search
 from retrieval.search_types import Reranker, SearchConfig
+
+T = TypeVar("T")
 
 METRIC_KEYS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 METHODS = {"bm25": "lexical", "dense": "dense", "fused": "hybrid"}
@@ -43,18 +45,23 @@ class Outcome:
     latency_ms: float
 
 
-def load_queries(path: Path) -> list[Query]:
-    """Read queries.jsonl; a malformed line is an error naming the line."""
-    queries = []
+def read_jsonl(path: Path, what: str, build: Callable[[dict[str, Any]], T]) -> list[T]:
+    """One `build(object)` a non-blank line; a malformed line is an error naming it (`not a {what} object`)."""
+    items = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
-            queries.append(Query(str(raw["id"]), raw["query"], tuple(raw.get("relevant") or ()), raw.get("variant")))
+            items.append(build(json.loads(line)))
         except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{n}: not a query object: {exc}") from exc
-    return queries
+            raise ValueError(f"{path}:{n}: not a {what} object: {exc}") from exc
+    return items
+
+
+def load_queries(path: Path) -> list[Query]:
+    """Read queries.jsonl; a malformed line is an error naming the line."""
+    return read_jsonl(path, "query", lambda raw: Query(str(raw["id"]), raw["query"], tuple(raw.get("relevant") or ()),
+                                                       raw.get("variant")))
 
 
 async def run_queries(

@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.app import ingest_options, make_embedder, open_runtime
-from bot.settings import Settings
-from retrieval import db
-from retrieval.embed import CachedEmbedder
+from bot.app import make_embedder
+from bot.measure.databases import bot_database, ingested_corpus
 from bot.measure.evaluate import config_for, load_queries, record_run, report, run_queries
-from retrieval.ingest import ingest
+from bot.settings import Settings
+from retrieval.embed import CachedEmbedder
 from retrieval.rerank import make_reranker
 from retrieval.search_types import SearchConfig
 
@@ -33,20 +32,13 @@ async def run_eval(
     methods = ["bm25", "dense", "fused"] if compare else ["fused"]
     results: dict[str, Any] = {}
     base = SearchConfig()
-    with db.throwaway_server() as url:
-        pool = await db.open_pool(url, min_size=1, max_size=4)
-        try:
-            summary = await ingest(pool, embedder, [corpus], ingest_options(settings, "eval"))
-            print(f"ingested {len(summary.added)} documents, {summary.chunks_written} chunks"
-                  f" ({len(summary.skipped)} skipped, {len(summary.failed)} failed)", file=sys.stderr)
-            runs = {}
-            for method in methods:
-                config = config_for(method, base)
-                outcomes = await run_queries(pool, embedder, queries, config, reranker=rerank)
-                results[method] = report(outcomes)
-                runs[method] = (config, outcomes)
-        finally:
-            await pool.close()
+    async with ingested_corpus(settings, embedder, corpus, "eval") as pool:
+        runs = {}
+        for method in methods:
+            config = config_for(method, base)
+            outcomes = await run_queries(pool, embedder, queries, config, reranker=rerank)
+            results[method] = report(outcomes)
+            runs[method] = (config, outcomes)
     if record:
         await _record(settings, corpus, queries_file, results, runs)
     out = dict(results["fused"])
@@ -57,24 +49,10 @@ async def run_eval(
 
 async def _record(settings: Settings, corpus: Path, queries_file: Path,
                   results: dict[str, Any], runs: dict[str, Any]) -> None:
-    try:
-        runtime = await open_runtime(settings, embedder=_NoEmbedder())
-    except db.DatabaseUnavailable as exc:
-        print(f"warning: eval runs not recorded: {exc}", file=sys.stderr)
-        return
-    try:
+    async with bot_database(settings, "eval runs") as pool:
+        if pool is None:
+            return
         for method, (config, outcomes) in runs.items():
-            run_id = await record_run(runtime.pool, corpus.resolve(), queries_file.resolve(),
+            run_id = await record_run(pool, corpus.resolve(), queries_file.resolve(),
                                       method, config, results[method], outcomes)
             print(f"recorded eval run {run_id} ({method})", file=sys.stderr)
-    finally:
-        await runtime.close()
-
-
-class _NoEmbedder:
-    """Recording needs the database only."""
-
-    backend, model, dim = "none", "none", 1
-
-    def embed(self, texts):  # type: ignore[no-untyped-def]
-        raise RuntimeError("not used")
