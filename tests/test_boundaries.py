@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -16,28 +17,25 @@ REPO = Path(__file__).resolve().parents[1]
 OURS = {"bot", "retrieval", "guardrails", "prompts"}
 
 
+def _names(nodes: Iterable[ast.AST]) -> set[str]:
+    """The modules (and `module.name`s) these import statements bring in."""
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return names
+
+
 def _imports(package: str) -> dict[str, set[str]]:
     """Module path (relative to the repo) -> every module it imports, top-level or inside functions."""
-    found: dict[str, set[str]] = {}
-    for path in sorted((REPO / package).rglob("*.py")):
-        names: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
-        found[str(path.relative_to(REPO))] = names
-    return found
+    return {str(path.relative_to(REPO)): _names(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+            for path in sorted((REPO / package).rglob("*.py"))}
 
 
 def _top_level_imports(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
-    return names
+    return _names(ast.parse(path.read_text(encoding="utf-8")).body)
 
 
 @pytest.mark.parametrize("package, allowed", [("retrieval", {"retrieval"}), ("prompts", {"prompts"}),

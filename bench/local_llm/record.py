@@ -36,7 +36,6 @@ from retrieval import db  # noqa: E402
 from retrieval.embed import WordLlamaEmbedder  # noqa: E402
 from retrieval.ingest import IngestOptions, ingest  # noqa: E402
 
-EXAMPLES = EXAMPLE_RUNBOOKS
 QUESTIONS: list[dict[str, Any]] = [
     {"question": "Disk full on /var/lib/docker: No space left on device. What do I do?"},
     {"question": "what do I do?", "alert": {"alertname": "KubePodCrashLooping",
@@ -83,7 +82,7 @@ async def record(out: Path, name: str) -> None:
     with db.throwaway_server() as url:
         pool = await db.open_pool(url, min_size=1, max_size=4)
         try:
-            await ingest(pool, embedder, [EXAMPLES], IngestOptions(source="examples"))
+            await ingest(pool, embedder, [EXAMPLE_RUNBOOKS], IngestOptions(source="examples"))
             for item in QUESTIONS:
                 llm = RecordingLLM(inner)
                 answerer = make_answerer(settings.model_copy(update={"record_answers": False}), pool, embedder, llm)

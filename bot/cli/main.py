@@ -39,7 +39,6 @@ report_app = typer.Typer(no_args_is_help=True, help="Reports for runbook owners.
 app.add_typer(report_app, name="report")
 
 T = TypeVar("T")
-EXAMPLES = EXAMPLE_RUNBOOKS
 DEMO_QUESTION = "Disk full on /var/lib/docker: No space left on device. What do I do?"
 USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileNotFoundError, EmptyQuestion,
                RerankerUnavailable)
@@ -178,7 +177,7 @@ def ask(
 @app.command()
 def demo(
     question: str = typer.Option(DEMO_QUESTION, help="The question to ask after ingesting"),
-    path: Path = typer.Option(EXAMPLES, help="Runbooks to ingest"),
+    path: Path = typer.Option(EXAMPLE_RUNBOOKS, help="Runbooks to ingest"),
 ) -> None:
     """Start the embedded database, ingest the example runbooks, answer one question."""
     settings = _settings()
