@@ -9,7 +9,7 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
@@ -20,11 +20,10 @@ from bot.context import IncidentContext
 from bot.extractive import abstain, abstention, extractive_answer
 from bot.llm import LLM, ChatMessage, Completion, LLMError, ToolCall, ToolSpec
 from bot.textcalls import json_values, text_tool_calls
+from bot.evidence import Evidence, Ledger
 from bot.tools import RunbookTools
 from guardrails.answers import check_citations, command_in_text, should_abstain
 from prompts.render import render
-from retrieval.search_types import SearchResult
-from retrieval.sections import document_sections
 
 log = logging.getLogger(__name__)
 MAX_CALLS_PER_ROUND = 4
@@ -122,10 +121,11 @@ async def run_agent(
         except _Unfinished:
             why = messages.LLM_UNFINISHED.format(steps=limits.max_steps)
             answer = await _fallback(question, context, tools, trace, why, "unfinished")
-    trace.retrieved_chunk_ids = _retrieved(tools)
-    trace.retrieval_ms = round(tools.retrieval_ms, 1)
-    trace.generation_ms = round(max((time.perf_counter() - started) * 1000 - tools.retrieval_ms, 0.0), 1)
-    trace.errors += tools.errors
+    ledger = tools.ledger
+    trace.retrieved_chunk_ids = ledger.retrieved()
+    trace.retrieval_ms = round(ledger.retrieval_ms, 1)
+    trace.generation_ms = round(max((time.perf_counter() - started) * 1000 - ledger.retrieval_ms, 0.0), 1)
+    trace.errors += ledger.errors
     answer.trace = trace
     return answer
 
@@ -177,18 +177,16 @@ async def extractive_plan(question: str, context: IncidentContext, tools: Runboo
     """The fixed plan without a model: search, read the best runbook, quote its procedure; a
     closest match below the confident threshold is shown as one; nothing plausible: abstain. When a
     model searched before failing, its best search counts too (the evidence it gathered)."""
+    gathered = [s for s in tools.ledger.searches if s.chunks]
     t0 = time.perf_counter()
-    gathered = [s for s in tools.searches if s.chunks]
     result = await tools.search(context.search_query(question), 5, context.filters)
-    tools.used(result)
+    tools.ledger.retrieval_ms += (time.perf_counter() - t0) * 1000
+    tools.ledger.used(result)
     result = max([result, *gathered], key=lambda r: r.confidence)
     if not result.chunks or not result.plausible:
-        tools.retrieval_ms += (time.perf_counter() - t0) * 1000
         return abstention(question, result, mode="extractive")
-    sections = await document_sections(tools.pool, result.chunks[0].document_id)
-    shown = [replace(s, text=tools.show(s.text)) for s in sections]
-    tools.retrieval_ms += (time.perf_counter() - t0) * 1000
-    return extractive_answer(question, result, shown, why=why, tentative=not result.confident)
+    sections = await tools.sections(result.chunks[0].document_id)
+    return extractive_answer(question, result, sections, why=why, tentative=not result.confident)
 
 
 async def _loop(
@@ -236,7 +234,7 @@ async def _loop(
             continue
         if problem:
             trace.outcomes.append("answer_salvaged")
-        return ground(question, draft, tools, limits, completion.model)
+        return ground(question, draft, tools.ledger, limits, completion.model)
     raise _Unfinished
 
 
@@ -352,20 +350,14 @@ def _salvage(text: str) -> DraftAnswer | None:
         return None
 
 
-def best_confidence(searches: list[SearchResult]) -> float | None:
-    """The best retrieval confidence of the answer's searches (None if it never searched)."""
-    return max((s.confidence for s in searches), default=None)
-
-
-def ground(question: str, draft: DraftAnswer, tools: RunbookTools, limits: AgentLimits, model: str) -> Answer:
+def ground(question: str, draft: DraftAnswer, ledger: Ledger, limits: AgentLimits, model: str) -> Answer:
     """Keep only what retrieved text supports; abstain when too little is left."""
-    report = check_citations([s.citations for s in draft.steps], tools.evidence.keys())
-    confidence = best_confidence(tools.searches)
+    report = check_citations([s.citations for s in draft.steps], ledger.evidence.keys())
+    confidence = ledger.best_confidence()
     reason = should_abstain(confidence=confidence, threshold=min(limits.min_plausible, limits.min_confidence),
                             grounded_steps=report.grounded_steps, model_abstained=draft.abstain)
     if reason:
-        titles = _closest_titles(tools)
-        return abstain(question, titles, confidence=confidence or 0.0, mode="llm", model_used=model, reason=reason)
+        return abstain(question, ledger.closest_titles(), confidence=confidence or 0.0, mode="llm", model_used=model, reason=reason)
     sources: dict[int, Source] = {}
     steps: list[Step] = []
     for draft_step, ids in zip(draft.steps, report.valid):
@@ -373,8 +365,8 @@ def ground(question: str, draft: DraftAnswer, tools: RunbookTools, limits: Agent
             continue
         for chunk_id in ids:
             if chunk_id not in sources:
-                sources[chunk_id] = _source(tools, chunk_id, len(sources) + 1)
-        texts = [tools.evidence[c].text for c in ids]
+                sources[chunk_id] = _source(ledger.evidence[chunk_id], len(sources) + 1)
+        texts = [ledger.evidence[c].text for c in ids]
         findings = [
             Finding(command=cmd, rule="unverified-command", severity="info", reason=messages.UNVERIFIED_COMMAND)
             for cmd in draft_step.commands if not command_in_text(cmd, texts)
@@ -396,18 +388,6 @@ def ground(question: str, draft: DraftAnswer, tools: RunbookTools, limits: Agent
                   mode="llm", model_used=model, notes=notes, tentative=tentative)
 
 
-def _source(tools: RunbookTools, chunk_id: int, number: int) -> Source:
-    ev = tools.evidence[chunk_id]
-    return Source(id=number, chunk_id=chunk_id, document=ev.document, path=ev.path,
+def _source(ev: Evidence, number: int) -> Source:
+    return Source(id=number, chunk_id=ev.chunk_id, document=ev.document, path=ev.path, source=ev.source,
                   heading_path=list(ev.heading_path), link=ev.link, relevance=ev.relevance)
-
-
-def _closest_titles(tools: RunbookTools) -> list[str]:
-    titles = [t for s in tools.searches for t in s.closest_titles]
-    titles += [ev.document for ev in tools.evidence.values()]
-    return list(dict.fromkeys(titles))[:3]
-
-
-def _retrieved(tools: RunbookTools) -> list[int]:
-    ids = [h.chunk_id for s in tools.searches for h in s.chunks] + list(tools.evidence)
-    return list(dict.fromkeys(ids))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -15,6 +16,7 @@ class Source(BaseModel):
     document: str = Field(description="Runbook title")
     path: str
     heading_path: list[str]
+    source: str | None = Field(default=None, description="The runbook source (collection) it comes from")
     link: str | None = None
     relevance: float
 
@@ -77,3 +79,14 @@ class Answer(BaseModel):
         """The chunks the answer's steps cite."""
         by_id = {s.id: s.chunk_id for s in self.sources}
         return list(dict.fromkeys(by_id[c] for step in self.steps for c in step.citations if c in by_id))
+
+
+def answer_citing(question: str, chunk_ids: Sequence[int], *, retrieved: Sequence[int] = (), summary: str = "",
+                  confidence: float = 0.0, mode: Literal["llm", "extractive"] = "extractive") -> Answer:
+    """A bare answer whose one step cites the given chunks, in order: a simulated answer (the feedback
+    replay's) or one a test stores to vote on."""
+    sources = [Source(id=n, chunk_id=c, document="", path="", heading_path=[], relevance=0.0)
+               for n, c in enumerate(chunk_ids, 1)]
+    step = Step(instruction=summary or question, citations=[s.id for s in sources])
+    return Answer(question=question, answer=summary or question, steps=[step] if sources else [], sources=sources,
+                  confidence=confidence, mode=mode, trace=Trace(retrieved_chunk_ids=list(retrieved or chunk_ids)))

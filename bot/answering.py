@@ -13,15 +13,16 @@ from bot import messages
 from bot.agent import AgentLimits, run_agent, system_prompt
 from bot.answer import Answer
 from bot.context import IncidentContext
+from bot.evidence import Ledger
 from bot.guarding import guard_answer, guard_chunk
 from bot.llm import LLM
+from bot.records.answers import record_answer
 from bot.observability import AGENT_OUTCOMES, CITATIONS, CITED_RELEVANCE, COST, FINDINGS, QUESTIONS, TOKENS, TOOL_CALLS, observe_stage
 from bot.tools import RunbookTools, ToolLimits
 from guardrails import Policy
 from guardrails.inputs import normalise_question
 from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
-from retrieval.history import AnswerRecord, record_answer
 from retrieval.links import linked_documents
 from retrieval.search_types import Reranker, SearchConfig
 from retrieval.weights import WeightsCache
@@ -57,10 +58,11 @@ class Answerer:
         if checked.empty:
             raise EmptyQuestion(messages.EMPTY_QUESTION)
         started = time.perf_counter()
+        ledger = Ledger()
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
                              limits=self.tool_limits, feedback=await self._feedback(), reranker=self.reranker,
                              show=lambda text: guard_chunk(text, secrets=self.secrets),
-                             pinned=await self._linked(context))
+                             pinned=await self._linked(context), ledger=ledger)
         try:
             answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
         except Exception:
@@ -72,7 +74,7 @@ class Answerer:
             answer.notes.append(messages.QUESTION_TRUNCATED.format(limit=self.max_question_chars))
         answer_id = await self._store(answer, context)
         total_ms = (time.perf_counter() - started) * 1000
-        _observe(answer, context, tools, total_ms)
+        _observe(answer, context, ledger, total_ms)
         _log(answer, context, answer_id, total_ms)
         return answer
 
@@ -99,32 +101,23 @@ class Answerer:
     async def _store(self, answer: Answer, context: IncidentContext) -> int | None:
         if not self.record:
             return None
-        t = answer.trace
-        record = AnswerRecord(
-            entry_point=context.entry_point, question=answer.question, mode=answer.mode,
-            abstained=answer.abstained, confidence=answer.confidence,
-            answer=answer.model_dump(mode="json", exclude={"trace"}), channel=context.channel,
-            user_id=context.user, model_used=answer.model_used, retrieved=t.retrieved_chunk_ids,
-            cited=answer.cited_chunk_ids, retrieval_ms=t.retrieval_ms, generation_ms=t.generation_ms,
-            prompt_tokens=t.prompt_tokens, completion_tokens=t.completion_tokens, cost_usd=t.cost_usd,
-            errors=t.errors,
-        )
         try:
-            answer.answer_id = await record_answer(self.pool, record)
+            answer.answer_id = await record_answer(self.pool, answer, entry_point=context.entry_point,
+                                                   channel=context.channel, user_id=context.user)
         except Exception:  # losing the history row must not lose the answer
             log.exception("could not store the answer to %r", answer.question[:80])
             return None
         return answer.answer_id
 
 
-def _observe(answer: Answer, context: IncidentContext, tools: RunbookTools, total_ms: float) -> None:
+def _observe(answer: Answer, context: IncidentContext, ledger: Ledger, total_ms: float) -> None:
     """Metrics of one answer."""
     findings = [f for step in answer.steps for f in step.findings]
     outcome = ("abstained" if answer.abstained else
                "blocked" if any(f.severity == "block" for f in findings) else "answered")
     QUESTIONS.labels(context.entry_point, outcome).inc()
-    observe_stage("embed", [s.timings_ms.get("embed", 0.0) for s in tools.searches])
-    observe_stage("search", [s.timings_ms.get("total", 0.0) for s in tools.searches])
+    observe_stage("embed", ledger.search_ms("embed"))
+    observe_stage("search", ledger.search_ms("total"))
     if answer.trace.llm_rounds:
         observe_stage("llm", [answer.trace.generation_ms])
     observe_stage("answer", [total_ms])

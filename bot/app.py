@@ -1,8 +1,10 @@
-"""Wiring: the one place that turns Settings into a database pool, an embedder and services."""
+"""Wiring: the one place that reads Settings. It opens the database pool, the embedder and the
+answerer, and turns the settings into each part's configuration (search, Slack, Teams, jobs, server);
+nothing else sees Settings."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from psycopg_pool import AsyncConnectionPool
 from pydantic import SecretStr
@@ -11,7 +13,10 @@ from bot.agent import AgentLimits
 from bot.answering import Answerer
 from bot.llm import LLM, LiteLLMChat
 from bot.settings import Settings
+from bot.jobs import JobsConfig
+from bot.runtime import Runtime
 from bot.slack.config import SlackConfig
+from bot.teams.config import TeamsConfig
 from bot.tools import ToolLimits
 from guardrails import load_policy
 from retrieval import db
@@ -19,6 +24,7 @@ from retrieval.embed import CachedEmbedder, Embedder, local_embedder
 from retrieval.ingest import IngestOptions
 from retrieval.rerank import make_reranker
 from retrieval.search_types import SearchConfig
+from retrieval.sync import SourceSpec
 from retrieval.weights import WeightsCache
 
 
@@ -86,20 +92,6 @@ def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embed
     )
 
 
-@dataclass
-class Runtime:
-    """What a command or the server needs: settings, a pool, an embedder and the answerer."""
-
-    settings: Settings
-    pool: AsyncConnectionPool
-    embedder: Embedder
-    answerer: Answerer
-
-    async def close(self) -> None:
-        """Close the pool (the embedded server stops when the process exits)."""
-        await self.pool.close()
-
-
 async def open_runtime(settings: Settings, *, embedder: Embedder | None = None, llm: LLM | None = None) -> Runtime:
     """Start or connect to the database, migrate, open the pool, load the embedder."""
     url = database_url(settings)
@@ -110,7 +102,7 @@ async def open_runtime(settings: Settings, *, embedder: Embedder | None = None, 
     except Exception:
         await pool.close()
         raise
-    return Runtime(settings=settings, pool=pool, embedder=chosen, answerer=answerer)
+    return Runtime(pool=pool, embedder=chosen, answerer=answerer)
 
 
 def slack_config(settings: Settings) -> SlackConfig:
@@ -128,3 +120,51 @@ def slack_config(settings: Settings) -> SlackConfig:
                        app_token=secret(settings.slack_app_token), api_url=settings.slack_api_url,
                        api_retries=settings.slack_api_retries, user_rate_limit=settings.slack_user_rate_limit,
                        channel_rate_limit=settings.slack_channel_rate_limit)
+
+
+def teams_config(settings: Settings) -> TeamsConfig:
+    """The Teams block of the settings (link bases default to Slack's)."""
+    password = settings.teams_app_password.get_secret_value() if settings.teams_app_password else ""
+    return TeamsConfig(app_id=settings.teams_app_id, app_password=password, tenant_id=settings.teams_tenant_id,
+                       dev_mode=settings.teams_dev_mode, channel_sources=dict(settings.teams_channel_sources),
+                       source_links=dict(settings.teams_source_links or settings.slack_source_links),
+                       alert_filters=tuple(p.strip() for p in settings.teams_alert_filters.split(",") if p.strip()),
+                       user_rate_limit=settings.teams_user_rate_limit,
+                       channel_rate_limit=settings.teams_channel_rate_limit)
+
+
+def jobs_config(settings: Settings) -> JobsConfig:
+    """The scheduled jobs' knobs: intervals, the sources to re-sync, the answers' own search config."""
+    return JobsConfig(search=search_config(settings), ingest=ingest_options(settings),
+                      sources=tuple(SourceSpec(s.name, s.path.expanduser(), s.pull) for s in settings.sync_sources),
+                      recompute_minutes=settings.feedback_recompute_minutes,
+                      sync_minutes=settings.sync_interval_minutes, stale_after_days=settings.stale_after_days,
+                      stale_min_downvotes=settings.stale_min_downvotes)
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """What `runbook-bot serve` runs: the port, the chat adapters that are configured, the jobs."""
+
+    port: int = 3000
+    slack: SlackConfig | None = None  # None: no SLACK_BOT_TOKEN
+    teams: TeamsConfig | None = None  # None: neither TEAMS_APP_ID nor TEAMS_DEV_MODE
+    jobs: JobsConfig = field(default_factory=JobsConfig)
+
+
+def serve_config(settings: Settings) -> ServeConfig:
+    """The server's configuration from the settings."""
+    slack = slack_config(settings) if settings.slack_bot_token is not None else None
+    teams = teams_config(settings)
+    return ServeConfig(port=settings.port, slack=slack, teams=teams if teams.wanted else None,
+                       jobs=jobs_config(settings))
+
+
+async def serve(settings: Settings) -> None:
+    """`runbook-bot serve`: refuse unsafe Teams settings before anything starts, open the runtime, serve
+    until stopped (the server closes the runtime)."""
+    from bot.server import check_serve_config, run_server  # the chat SDKs load only to serve
+
+    config = serve_config(settings)
+    check_serve_config(config)
+    await run_server(await open_runtime(settings), config)

@@ -3,7 +3,6 @@ match shown as such; or "I don't have a runbook for that"."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -11,6 +10,7 @@ from bot import messages
 from bot.answer import Answer, Source, Step
 from bot.procedure import meaning, procedure
 from retrieval.search_types import ScoredChunk, SearchResult
+from retrieval.links import section_anchor
 from retrieval.sections import DocumentSection
 
 Mode = Literal["llm", "extractive"]
@@ -70,22 +70,18 @@ def _section_source(number: int, top: ScoredChunk, section: DocumentSection, res
     if hit is not None:
         return _hit_source(number, hit)
     return Source(id=number, chunk_id=section.first_chunk_id, document=top.document_title, path=top.document_path,
-                  heading_path=list(section.heading_path), link=_section_link(top.link, section.heading_path),
-                  relevance=round(top.score, 4))
+                  source=top.source, heading_path=list(section.heading_path),
+                  link=_section_link(top.link, section.heading_path), relevance=round(top.score, 4))
 
 
 def _hit_source(number: int, hit: ScoredChunk) -> Source:
     return Source(id=number, chunk_id=hit.chunk_id, document=hit.document_title, path=hit.document_path,
-                  heading_path=list(hit.heading_path), link=hit.link, relevance=round(hit.score, 4))
+                  source=hit.source, heading_path=list(hit.heading_path), link=hit.link, relevance=round(hit.score, 4))
 
 
 def _section_link(link: str | None, heading: Sequence[str]) -> str | None:
     """The top hit's link pointed at another section of the same runbook."""
-    if not link:
-        return None
-    base = link.split("#", 1)[0]
-    slug = re.sub(r"[^\w\- ]", "", heading[-1].lower()).strip().replace(" ", "-") if heading else ""
-    return f"{base}#{slug}" if slug else base
+    return link.split("#", 1)[0] + section_anchor(heading) if link else None
 
 
 def _see_also(result: SearchResult, top: ScoredChunk, *, start: int) -> list[Source]:

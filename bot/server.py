@@ -14,13 +14,14 @@ import signal
 from aiohttp import web
 
 from bot.api import add_routes
-from bot.app import Runtime, open_runtime, slack_config
+from bot.app import ServeConfig
 from bot.jobs import build_scheduler
 from bot.observability import metrics_payload
-from bot.settings import Settings
+from bot.runtime import Runtime
 from bot.slack.adapter import SlackBot, build_slack_app
 from bot.teams.adapter import TeamsBot, build_teams_app
-from bot.teams.auth import bind_host, check_settings, configured
+from bot.teams.auth import SERVE_HOST, bind_host, check_config
+from retrieval.db import ping
 
 log = logging.getLogger(__name__)
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -36,8 +37,7 @@ async def readyz(request: web.Request) -> web.Response:
     runtime = request.app[RUNTIME]
     checks: dict[str, str] = {}
     try:
-        async with runtime.pool.connection(timeout=5) as conn:
-            await conn.execute("SELECT 1")
+        await ping(runtime.pool, timeout_s=5)
         checks["database"] = "ok"
     except Exception as exc:  # any failure means not ready
         checks["database"] = f"error: {type(exc).__name__}"
@@ -70,42 +70,37 @@ def build_web_app(runtime: Runtime, slack: SlackBot | None = None, teams: TeamsB
     return app
 
 
-def slack_bot(runtime: Runtime) -> SlackBot | None:
-    """The Slack adapter when SLACK_BOT_TOKEN is set, else None."""
-    if runtime.settings.slack_bot_token is None:
-        return None
-    return build_slack_app(slack_config(runtime.settings), runtime.answerer)
+def listen_host(config: ServeConfig) -> str:
+    """Every interface, or loopback only in Teams development mode."""
+    return bind_host(config.teams) if config.teams is not None else SERVE_HOST
 
 
-def teams_bot(runtime: Runtime) -> TeamsBot | None:
-    """The Teams adapter when TEAMS_APP_ID (or TEAMS_DEV_MODE) is set, else None."""
-    if not configured(runtime.settings):
-        return None
-    return build_teams_app(runtime.settings, runtime.answerer)
+def check_serve_config(config: ServeConfig) -> None:
+    """Refuse unsafe Teams settings before anything starts (TeamsConfigError)."""
+    if config.teams is not None:
+        check_config(config.teams, listen_host(config))
 
 
-async def run_server(settings: Settings) -> None:
+async def run_server(runtime: Runtime, config: ServeConfig) -> None:
     """Serve until SIGTERM or SIGINT (or cancellation), then let answers in flight finish and close
-    the pool (stopping the embedded database). Slack: Socket Mode when SLACK_APP_TOKEN is set,
-    else HTTP on /slack/events when SLACK_BOT_TOKEN is. Teams: /api/messages when configured; unsafe
-    Teams settings stop the server before it starts."""
-    host = bind_host(settings)
-    if configured(settings):
-        check_settings(settings, host)
-    runtime = await open_runtime(settings)
+    the runtime (stopping the embedded database). Slack: Socket Mode when it has an app token, else
+    HTTP on /slack/events. Teams: /api/messages when configured."""
+    host = listen_host(config)
     runner: web.AppRunner | None = None
     slack: SlackBot | None = None
     teams: TeamsBot | None = None
     socket = None
-    scheduler = build_scheduler(runtime)
+    scheduler = build_scheduler(runtime, config.jobs)
     loop = asyncio.get_running_loop()
     try:
+        check_serve_config(config)
         scheduler.start()
-        slack, teams = slack_bot(runtime), teams_bot(runtime)
-        app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else None
+        slack = build_slack_app(config.slack, runtime.answerer) if config.slack is not None else None
+        teams = build_teams_app(config.teams, runtime.answerer) if config.teams is not None else None
+        app_token = config.slack.app_token if config.slack is not None else ""
         runner = web.AppRunner(build_web_app(runtime, slack if slack and not app_token else None, teams))
         await runner.setup()
-        await web.TCPSite(runner, host, settings.port).start()
+        await web.TCPSite(runner, host, config.port).start()
         if teams is not None:
             await teams.start()
         if slack is not None:
@@ -113,7 +108,7 @@ async def run_server(settings: Settings) -> None:
             if app_token:
                 socket = slack.socket_mode(app_token)
                 await socket.connect_async()
-        log.info("listening on %s:%s; Slack: %s; Teams: %s", host, settings.port,
+        log.info("listening on %s:%s; Slack: %s; Teams: %s", host, config.port,
                  "off" if slack is None else "Socket Mode" if socket else "HTTP /slack/events",
                  "off" if teams is None else "DEV MODE /api/messages" if teams.dev_mode else "/api/messages")
         stop = asyncio.Event()

@@ -9,13 +9,14 @@ import inspect
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, get_type_hints
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from bot.evidence import Evidence, Ledger
 from bot.filters import Filters, describe, narrowed
 from bot.llm import ToolCall, ToolSpec
 from prompts.render import render
@@ -24,7 +25,7 @@ from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
 from retrieval.search import hybrid_search
 from retrieval.search_types import Reranker, ScoredChunk, SearchConfig, SearchFilters, SearchResult
-from retrieval.sections import document_sections, fetch_parent_section, get_runbook
+from retrieval.sections import DocumentSection, document_sections, fetch_parent_section, get_runbook
 from retrieval.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -77,20 +78,6 @@ def tool(fn: Callable[..., Awaitable[str]]) -> Tool:
 
 
 @dataclass
-class Evidence:
-    """Runbook text the model has been shown under a citation id (`c<chunk id>`)."""
-
-    chunk_id: int
-    document_id: int
-    document: str
-    path: str
-    heading_path: tuple[str, ...]
-    text: str
-    link: str | None = None
-    relevance: float = 0.0
-
-
-@dataclass
 class ToolLimits:
     """How much tool output the model may see."""
 
@@ -102,7 +89,7 @@ class ToolLimits:
 
 @dataclass
 class RunbookTools:
-    """The tools of one answer, and the evidence they have shown."""
+    """The tools of one answer; what they show and run goes into the answer's ledger."""
 
     pool: AsyncConnectionPool
     embedder: Embedder
@@ -113,12 +100,8 @@ class RunbookTools:
     reranker: Reranker | None = None  # cross-encoder, when configured
     show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
     pinned: tuple[str, ...] = ()  # documents the incident's alert links to: searches put them first
-    evidence: dict[int, Evidence] = field(default_factory=dict)
-    searches: list[SearchResult] = field(default_factory=list)  # the results this answer used, once each
+    ledger: Ledger = field(default_factory=Ledger)
     _ran: dict[tuple[str, int, SearchFilters | None], SearchResult] = field(default_factory=dict, repr=False)
-    errors: list[str] = field(default_factory=list)
-    used_tokens: int = 0
-    retrieval_ms: float = 0.0
 
     def tools(self) -> list[Tool]:
         """Exactly the three tools the model may call."""
@@ -151,17 +134,17 @@ class RunbookTools:
         except ToolError as exc:
             return f"error: {exc}"
         except TimeoutError:
-            self.errors.append(f"{request.name}: timed out")
+            self.ledger.errors.append(f"{request.name}: timed out")
             return f"error: {request.name} timed out after {self.limits.timeout_s:.0f}s"
         except (DatabaseUnavailable, psycopg.OperationalError) as exc:
-            self.errors.append(f"{request.name}: database unavailable")
+            self.ledger.errors.append(f"{request.name}: database unavailable")
             raise DatabaseUnavailable(str(exc)) from exc
         except Exception as exc:  # a bug: log it with context, tell the model to move on
             log.exception("tool %s failed with arguments %s", request.name, request.arguments[:300])
-            self.errors.append(f"{request.name}: {type(exc).__name__}")
+            self.ledger.errors.append(f"{request.name}: {type(exc).__name__}")
             return f"error: {request.name} failed internally; try another query or answer with what you have"
         finally:
-            self.retrieval_ms += (asyncio.get_running_loop().time() - started) * 1000
+            self.ledger.retrieval_ms += (asyncio.get_running_loop().time() - started) * 1000
 
     async def hybrid_search(
         self,
@@ -183,7 +166,7 @@ class RunbookTools:
             # runbook; the search without them is what the engineer needs, said plainly.
             dropped = f"No runbook matched the filters {describe(asked)}; these results are without them. "
             result = await self.search(query, k, self.filters)
-        self.used(result)
+        self.ledger.used(result)
         if not result.chunks:
             return self._emit("hybrid_search", ["No runbook matched. Try other words, or answer that no runbook covers this."])
         head = (f"{dropped}retrieval confidence {result.confidence:.2f} "
@@ -202,10 +185,13 @@ class RunbookTools:
                                                  reranker=self.reranker, pinned=self.pinned)
         return self._ran[key]
 
-    def used(self, result: SearchResult) -> None:
-        """Count a result among the answer's searches (once, however often it was asked for)."""
-        if not any(s is result for s in self.searches):
-            self.searches.append(result)
+    async def sections(self, document_id: int) -> list[DocumentSection]:
+        """A runbook's sections in order, their text made safe to show (the extractive plan's reading)."""
+        t0 = asyncio.get_running_loop().time()
+        try:
+            return [replace(s, text=self.show(s.text)) for s in await document_sections(self.pool, document_id)]
+        finally:
+            self.ledger.retrieval_ms += (asyncio.get_running_loop().time() - t0) * 1000
 
     async def fetch_parent_section(
         self, chunk_id: Annotated[int, Field(ge=1, description="A citation id's number: 123 for c123")],
@@ -215,11 +201,9 @@ class RunbookTools:
         section = await fetch_parent_section(self.pool, chunk_id)
         if section is None:
             raise ToolError(f"no chunk c{chunk_id}; use an id shown by hybrid_search")
-        known = self.evidence.get(chunk_id)
         text = self.show(section.text)
         evidence = Evidence(chunk_id, section.document_id, section.document_title, section.document_path,
-                            section.heading_path, text, known.link if known else None,
-                            known.relevance if known else 0.0)
+                            section.heading_path, text, source=section.source, link=section.link)
         return self._emit("fetch_parent_section", [(evidence, self._header(evidence) + "\n" + text)])
 
     async def get_runbook(
@@ -238,16 +222,15 @@ class RunbookTools:
         blocks: list[tuple[Evidence, str] | str] = []
         for s in sections:
             text = self.show(s.text)
-            known = self.evidence.get(s.first_chunk_id)
             ev = Evidence(s.first_chunk_id, runbook.document_id, runbook.title, runbook.path, s.heading_path,
-                          text, known.link if known else None, known.relevance if known else 0.0)
+                          text, source=runbook.source, link=runbook.link(s.heading_path))
             blocks.append((ev, self._header(ev) + "\n" + text))
         return self._emit("get_runbook", blocks, head=head)
 
     def _chunk_block(self, hit: ScoredChunk) -> tuple[Evidence, str]:
         text = self.show(hit.text)
         ev = Evidence(hit.chunk_id, hit.document_id, hit.document_title, hit.document_path, hit.heading_path,
-                      text, hit.link, round(hit.score, 4))
+                      text, source=hit.source, link=hit.link, relevance=round(hit.score, 4))
         return ev, self._header(ev) + f" relevance {hit.score:.2f}\n" + text
 
     @staticmethod
@@ -257,7 +240,7 @@ class RunbookTools:
 
     def _emit(self, name: str, blocks: list[tuple[Evidence, str] | str], *, head: str = "") -> str:
         """Fit blocks into this call's and the answer's token budgets; register what is shown."""
-        room = min(self.limits.call_tokens, self.limits.budget_tokens - self.used_tokens)
+        room = min(self.limits.call_tokens, self.limits.budget_tokens - self.ledger.used_tokens)
         if room <= 50:
             raise ToolError("the tool output budget for this answer is used up; answer with what you have")
         shown: list[str] = [head] if head else []
@@ -275,19 +258,10 @@ class RunbookTools:
             shown.append(text)
             used += cost
             if ev is not None:
-                self._register(ev, text)
-        self.used_tokens += used
+                ev.text = text
+                self.ledger.register(ev)
+        self.ledger.used_tokens += used
         return render("tool_result", tool=name, body="\n\n".join(shown))
-
-    def _register(self, ev: Evidence, shown_text: str) -> None:
-        ev.text = shown_text
-        old = self.evidence.get(ev.chunk_id)
-        if old is not None:
-            ev.link = ev.link or old.link
-            ev.relevance = max(ev.relevance, old.relevance)
-            if len(old.text) > len(ev.text):
-                ev.text = old.text
-        self.evidence[ev.chunk_id] = ev
 
 
 def _truncate(text: str, tokens: int) -> str:

@@ -261,3 +261,9 @@ async def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> AsyncC
         await pool.close()
         raise DatabaseUnavailable(f"cannot open a connection pool: {_first_line(exc)}") from exc
     return pool
+
+
+async def ping(pool: AsyncConnectionPool, *, timeout_s: float = 5.0) -> None:
+    """Raise unless the database answers within `timeout_s` (readiness checks)."""
+    async with pool.connection(timeout=timeout_s) as conn:
+        await conn.execute("SELECT 1")

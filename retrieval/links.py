@@ -55,3 +55,18 @@ async def linked_documents(pool: AsyncConnectionPool, urls: Sequence[str]) -> li
         chosen = suffix or (named if len(named) == 1 else [])
         found += [p for p in chosen[:1] if p not in found]
     return found
+
+
+def section_anchor(heading: Sequence[str] | None) -> str:
+    """The GitHub-style anchor of a section's heading ("" for none)."""
+    if not heading:
+        return ""
+    slug = re.sub(r"[^\w\- ]", "", heading[-1].lower()).strip().replace(" ", "-")
+    return f"#{slug}" if slug else ""
+
+
+def document_link(base_url: str | None, path: str, heading: Sequence[str] | None) -> str | None:
+    """A link to a section: the source's base URL, the path, and a GitHub-style anchor."""
+    if not base_url:
+        return None
+    return f"{base_url.rstrip('/')}/{path}{section_anchor(heading)}"

@@ -21,6 +21,7 @@ from retrieval.chunking import contextual_text
 from retrieval.embed import Embedder, embed_query
 from retrieval.feedback_model import FeedbackModel, apply_feedback
 from retrieval.lexicon import expand
+from retrieval.links import document_link
 from retrieval.ranking import DocumentFeatures
 from retrieval.search_types import (
     QueryKind, QueryMass, Reranker, ScoredChunk, SearchConfig, SearchFilters, SearchResult,
@@ -168,17 +169,6 @@ def _hit(row: Sequence[Any], chunk_metadata: dict[str, Any], document_metadata: 
         chunk_metadata=chunk_metadata or {}, updated_at=updated, link=document_link(base_url, path, heading),
         document_features=features,
     )
-
-
-def document_link(base_url: str | None, path: str, heading: Sequence[str] | None) -> str | None:
-    """A link to a section: the source's base URL, the path, and a GitHub-style anchor."""
-    if not base_url:
-        return None
-    anchor = ""
-    if heading:
-        slug = re.sub(r"[^\w\- ]", "", heading[-1].lower()).strip().replace(" ", "-")
-        anchor = f"#{slug}" if slug else ""
-    return f"{base_url.rstrip('/')}/{path}{anchor}"
 
 
 async def hybrid_search(

@@ -10,6 +10,8 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from retrieval.links import document_link
+
 _SECTIONS_SQL = """
 SELECT s.id, min(c.id) AS first_chunk, s.heading_path, s.text, s.token_count
 FROM sections s JOIN chunks c ON c.section_id = s.id
@@ -58,6 +60,8 @@ class SectionText:
     heading_path: tuple[str, ...]
     text: str
     token_count: int
+    source: str = ""
+    link: str | None = None  # from the source's base URL, when it has one
 
 
 @dataclass(frozen=True)
@@ -72,21 +76,28 @@ class Runbook:
     body: str
     updated_at: datetime
     sections: list[tuple[int, tuple[str, ...]]]  # (section id, heading path)
+    base_url: str | None = None  # of its source: links to its sections
+
+    def link(self, heading: tuple[str, ...]) -> str | None:
+        """A link to one of its sections, when its source has a base URL."""
+        return document_link(self.base_url, self.path, heading)
 
 
 async def fetch_parent_section(pool: AsyncConnectionPool, chunk_id: int) -> SectionText | None:
     """The parent section of a chunk (search small, read large), or None if unknown."""
     async with pool.connection() as conn:
         cur = await conn.execute(
-            "SELECT s.id, d.id, d.path, d.title, s.heading_path, s.text, s.token_count"
+            "SELECT s.id, d.id, d.path, d.title, s.heading_path, s.text, s.token_count, src.name, src.base_url"
             " FROM chunks c JOIN sections s ON s.id = c.section_id"
-            " JOIN documents d ON d.id = c.document_id WHERE c.id = %s",
+            " JOIN documents d ON d.id = c.document_id JOIN sources src ON src.id = d.source_id WHERE c.id = %s",
             (chunk_id,),
         )
         row = await cur.fetchone()
     if row is None:
         return None
-    return SectionText(row[0], row[1], row[2], row[3], tuple(row[4] or ()), row[5], row[6])
+    heading = tuple(row[4] or ())
+    return SectionText(row[0], row[1], row[2], row[3], heading, row[5], row[6], source=row[7],
+                       link=document_link(row[8], row[2], heading))
 
 
 async def get_runbook(pool: AsyncConnectionPool, doc: int | str) -> Runbook | None:
@@ -95,7 +106,7 @@ async def get_runbook(pool: AsyncConnectionPool, doc: int | str) -> Runbook | No
     args: tuple[Any, ...] = (doc,) if isinstance(doc, int) else (doc, doc)
     async with pool.connection() as conn:
         cur = await conn.execute(
-            "SELECT d.id, d.path, d.title, src.name, d.metadata, d.body, d.updated_at"
+            "SELECT d.id, d.path, d.title, src.name, d.metadata, d.body, d.updated_at, src.base_url"
             " FROM documents d JOIN sources src ON src.id = d.source_id"
             f" WHERE {where} ORDER BY length(d.path) LIMIT 1",
             args,
@@ -109,4 +120,5 @@ async def get_runbook(pool: AsyncConnectionPool, doc: int | str) -> Runbook | No
                 (row[0],),
             )
         ).fetchall()
-    return Runbook(*row, sections=[(sid, tuple(h or ())) for sid, h in sections])
+    return Runbook(document_id=row[0], path=row[1], title=row[2], source=row[3], metadata=row[4], body=row[5],
+                   updated_at=row[6], sections=[(sid, tuple(h or ())) for sid, h in sections], base_url=row[7])

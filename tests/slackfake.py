@@ -22,7 +22,8 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestServer
 
-from bot.app import Runtime, make_answerer, slack_config
+from bot.app import make_answerer, slack_config
+from bot.runtime import Runtime
 from bot.server import build_web_app
 from bot.settings import Settings
 from bot.slack.adapter import SlackBot, build_slack_app
@@ -316,7 +317,7 @@ class Harness(ServerHarness):
         settings = slack_settings(fake, **overrides)
         answerer = make_answerer(settings, pool, embedder, llm)
         bot = build_slack_app(slack_config(settings), answerer)
-        server = TestServer(build_web_app(Runtime(settings, pool, embedder, answerer), bot))
+        server = TestServer(build_web_app(Runtime(pool, embedder, answerer), bot))
         await server.start_server()
         return cls(fake, bot, server)
 

@@ -30,7 +30,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt import PyJWK, PyJWKClient
 from microsoft_agents.hosting.core import AccessTokenProviderBase, AgentAuthConfiguration, JwtTokenValidator
 
-from bot.app import Runtime, make_answerer
+from bot.app import make_answerer, teams_config
+from bot.runtime import Runtime
 from bot.server import build_web_app
 from bot.settings import Settings
 from bot.teams.adapter import TeamsBot, build_teams_app
@@ -344,8 +345,8 @@ class TeamsHarness(ServerHarness):
         answerer = make_answerer(settings, pool, embedder, llm)
         provider = None if dev_mode else LocalTokenProvider.factory(fake)
         urls = None if production_urls or dev_mode else LoopbackServiceUrls()
-        bot = build_teams_app(settings, answerer, provider=provider, service_urls=urls)
-        server = TestServer(build_web_app(Runtime(settings, pool, embedder, answerer), teams=bot))
+        bot = build_teams_app(teams_config(settings), answerer, provider=provider, service_urls=urls)
+        server = TestServer(build_web_app(Runtime(pool, embedder, answerer), teams=bot))
         await server.start_server()
         return cls(fake, issuer, bot, server)
 

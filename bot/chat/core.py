@@ -20,8 +20,8 @@ from bot.answering import Answerer
 from bot.chat.background import DB_ERRORS, Tasks
 from bot.observability import STAGE_SECONDS
 from bot.chat.ratelimit import RateLimiter
-from retrieval import events
-from retrieval.search import document_link
+from bot.records import events
+from retrieval.links import document_link
 from retrieval.search_types import SearchFilters
 
 log = logging.getLogger(__name__)
@@ -55,16 +55,13 @@ def conversation_filters(conversation: str, alert: Mapping[str, str], *,
     return search_filters(list(sources), dict(alert), alert_filters)
 
 
-async def source_links(pool: AsyncConnectionPool, links_by_source: Mapping[str, str],
-                       answer: Answer) -> dict[int, str]:
-    """Links to the answer's sources (by citation number), built from the base URL of each runbook source."""
-    if not links_by_source or not answer.sources:
-        return {}
-    names = await events.chunk_sources(pool, [s.chunk_id for s in answer.sources])
+def source_links(links_by_source: Mapping[str, str], answer: Answer) -> dict[int, str]:
+    """The link of each source of the answer (by citation number): under the base URL configured for its
+    runbook source when there is one, else the link the search gave it."""
     out: dict[int, str] = {}
     for s in answer.sources:
-        base = links_by_source.get(names.get(s.chunk_id, ""))
-        if base and (link := document_link(base, s.path, s.heading_path)):
+        base = links_by_source.get(s.source or "")
+        if link := document_link(base, s.path, s.heading_path) if base else s.link:
             out[s.id] = link
     return out
 
@@ -88,9 +85,9 @@ class ChatDeps(Generic[Config]):
         return conversation_filters(conversation, alert, channel_sources=self.config.channel_sources,
                                     alert_filters=self.config.alert_filters)
 
-    async def links(self, answer: Answer) -> dict[int, str]:
-        """Source links built from the per-source base URLs of the configuration."""
-        return await source_links(self.pool, self.config.source_links, answer)
+    def links(self, answer: Answer) -> dict[int, str]:
+        """Source links, under the per-source base URLs of the configuration."""
+        return source_links(self.config.source_links, answer)
 
 
 class PlaceholderReply(ABC, Generic[Content]):

@@ -13,7 +13,9 @@ import typer
 
 from bot import EXAMPLE_RUNBOOKS, messages
 from bot.answering import EmptyQuestion
-from bot.app import Runtime, database_url, ingest_options, open_runtime
+from bot.app import database_url, ingest_options, jobs_config, open_runtime
+from bot.app import serve as serve_app
+from bot.runtime import Runtime
 from bot.cli import output
 from bot.cli.bench import bench_cmd
 from bot.cli.feedback import feedback_app
@@ -24,7 +26,7 @@ from bot.observability import configure_logging, new_request_id
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import EmbedderUnavailable
-from retrieval.ingest import describe, ingest
+from retrieval.ingest import IngestOptions, describe, ingest
 from retrieval.search import hybrid_search
 from retrieval.search_types import SearchFilters
 from retrieval.rerank import RerankerUnavailable
@@ -104,14 +106,14 @@ def ingest_cmd(
 ) -> None:
     """Ingest runbooks incrementally (unchanged files are skipped, deleted ones removed)."""
     settings = _settings()
-    summary = _run(_with_runtime(settings, lambda rt: _ingest(rt, paths, source)))
+    options = ingest_options(settings, source)
+    summary = _run(_with_runtime(settings, lambda rt: _ingest(rt, paths, options)))
     typer.echo(json.dumps(summary, indent=2) if as_json else output.ingest_text(summary, stats=stats))
     if summary["failed"]:
         raise typer.Exit(1)
 
 
-async def _ingest(runtime: Runtime, paths: list[Path], source: str | None) -> dict[str, Any]:
-    options = ingest_options(runtime.settings, source)
+async def _ingest(runtime: Runtime, paths: list[Path], options: IngestOptions) -> dict[str, Any]:
     if sys.stderr.isatty():
         from rich.progress import Progress
 
@@ -183,7 +185,7 @@ def demo(
     settings = _settings()
 
     async def work(runtime: Runtime) -> None:
-        summary = await _ingest(runtime, [path], "examples")
+        summary = await _ingest(runtime, [path], ingest_options(settings, "examples"))
         typer.echo(output.ingest_text(summary))
         typer.echo(f"\nQ: {question}\n")
         typer.echo(output.answer_text(await runtime.answerer.answer(question, IncidentContext(entry_point="cli"))))
@@ -254,16 +256,17 @@ def eval_answers_cmd(
 @app.command()
 def sync(source: list[str] = typer.Option([], help="Only these configured sources")) -> None:
     """Pull and ingest the sources configured in SYNC_SOURCES once (what the serve job does)."""
-    from bot.jobs import source_specs, sync_job
+    from bot.jobs import sync_job
 
     settings = _settings()
-    specs = [s for s in source_specs(settings) if not source or s.name in source]
+    config = jobs_config(settings)
+    specs = [s for s in config.sources if not source or s.name in source]
     if not specs:
         typer.echo("error: no sources configured (set SYNC_SOURCES) or none matches --source", err=True)
         raise typer.Exit(2)
 
     async def work(runtime: Runtime) -> list[dict[str, Any]]:
-        return [await sync_job(runtime, spec) for spec in specs]
+        return [await sync_job(runtime, config, spec) for spec in specs]
 
     results = _run(_with_runtime(settings, work))
     typer.echo(json.dumps(results, indent=2, default=str))
@@ -282,17 +285,15 @@ def report_stale(
     settings = _settings()
     if days is not None:
         settings = settings.model_copy(update={"stale_after_days": days})
-    report = _run(_with_runtime(settings, staleness_job))
+    config = jobs_config(settings)
+    report = _run(_with_runtime(settings, lambda rt: staleness_job(rt, config)))
     typer.echo(json.dumps(report, indent=2, default=str) if as_json else output.staleness_text(report))
 
 
 @app.command()
 def serve() -> None:
     """Run the server: health checks, POST /api/rag/ask, and Slack (Socket Mode or /slack/events)."""
-    from bot.server import run_server
-
-    settings = _settings()
-    _run(run_server(settings))
+    _run(serve_app(_settings()))
 
 
 app.command("bench")(bench_cmd)

@@ -8,7 +8,6 @@ guardrails, in a throw-away database holding the corpus."""
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import sys

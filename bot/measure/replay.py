@@ -19,10 +19,11 @@ from psycopg_pool import AsyncConnectionPool
 
 from retrieval.embed import Embedder
 from bot.measure.evaluate import Query
-from retrieval.feedback import Vote as FeedbackVote
-from retrieval.feedback import record_vote
+from bot.records.feedback import Vote as FeedbackVote
+from bot.records.feedback import record_vote
 from retrieval.feedback_model import FeedbackModel, FeedbackParams
-from retrieval.history import AnswerRecord, record_answer
+from bot.answer import answer_citing
+from bot.records.answers import record_answer
 from retrieval.search import hybrid_search
 from retrieval.search_types import SearchConfig
 from retrieval.weights import FitOptions, load_active, recompute
@@ -96,9 +97,8 @@ async def simulate_votes(
                 continue
             right = result.chunks[0].document_path in q.relevant
             cited = [h.chunk_id for h in result.chunks[: options.cited]]
-            answer_id = await record_answer(pool, AnswerRecord(
-                entry_point="replay", question=q.text, mode="extractive", abstained=False,
-                confidence=result.confidence, answer={"replay": q.id}, retrieved=cited, cited=cited))
+            answered = answer_citing(q.text, cited, summary=f"replay {q.id}", confidence=result.confidence)
+            answer_id = await record_answer(pool, answered, entry_point="replay")
             for voter in range(options.voters):
                 if rng.random() > options.vote_probability:
                     continue

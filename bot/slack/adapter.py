@@ -43,7 +43,7 @@ from bot.slack.reply import (
     PLATFORM, Delivery, Deps, MessageReply, Reply, ResponseUrlReply, apologise, claimed, delivery_of,
     ephemeral_notice, quietly, tell,
 )
-from retrieval import events
+from bot.records import events
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ async def answer_into(deps: Deps, reply: Reply, question: str, ctx: IncidentCont
     except EmptyQuestion:
         await reply.show(text_blocks(messages.SLACK_HELP), messages.SLACK_HELP)
         return
-    blocks = answer_blocks(answer, links=await deps.links(answer), asked_by=asked_by, share=share)
+    blocks = answer_blocks(answer, links=deps.links(answer), asked_by=asked_by, share=share)
     await reply.show(blocks, fallback_text(answer), answer.answer_id)
 
 

@@ -18,7 +18,7 @@ from bot.answer import Answer
 from bot.observability import count_vote
 from bot.slack.blocks import ACTION_UP, answer_blocks, comment_modal, fallback_text
 from bot.slack.reply import PLATFORM, Delivery, Deps, apology, claimed, delivery_of, ephemeral_notice, quietly, tell
-from retrieval import events, feedback
+from bot.records import events, feedback
 
 _VOTES = {"+1": 1, "thumbsup": 1, "-1": -1, "thumbsdown": -1}
 
@@ -121,7 +121,7 @@ async def _share(deps: Deps, client: AsyncWebClient, respond: Any, answer_id: in
             return
         data, asked_by = stored
         answer = Answer.model_validate({**data, "answer_id": answer_id})
-        blocks = answer_blocks(answer, links=await deps.links(answer), asked_by=asked_by, shared_by=user)
+        blocks = answer_blocks(answer, links=deps.links(answer), asked_by=asked_by, shared_by=user)
         try:
             resp = await client.chat_postMessage(channel=channel, blocks=blocks, text=fallback_text(answer))
         except SlackApiError as exc:

@@ -15,7 +15,7 @@ from bot import messages
 from bot.chat import core as chat
 from bot.slack.blocks import Block, text_blocks
 from bot.slack.config import SlackConfig
-from retrieval import events
+from bot.records import events
 
 log = logging.getLogger(__name__)
 PLATFORM = "slack"

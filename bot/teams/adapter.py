@@ -27,19 +27,19 @@ from microsoft_agents.hosting.core import (
 
 from bot import messages
 from bot.teams import auth as teams_auth
+from bot.teams.config import TeamsConfig
 from bot.chat.alerts import thread_question
 from bot.answering import Answerer, EmptyQuestion
 from bot.chat.background import Tasks
 from bot.context import IncidentContext
 from bot.chat.ratelimit import RateLimiter
-from bot.settings import Settings
 from bot.teams.cards import VERB_VOTE, answer_card, placeholder_card, text_card
 from bot.teams.feedback import on_reaction, on_vote, on_vote_submit
 from bot.teams.reply import (
-    PLATFORM, CardReply, Deps, TeamsConfig, apologise, apology, card_message, quietly, user_of,
+    PLATFORM, CardReply, Deps, apologise, apology, card_message, quietly, user_of,
 )
 from bot.teams.thread import Incoming, conversation_key, read_message
-from retrieval import events
+from bot.records import events
 
 log = logging.getLogger(__name__)
 # The SDK keys aiohttp's app and request with plain strings ("agent_configuration", "claims_identity");
@@ -114,7 +114,7 @@ async def answer_into(deps: Deps, reply: CardReply, question: str, ctx: Incident
     except EmptyQuestion:
         await reply.show(text_card(messages.TEAMS_HELP))
         return
-    await reply.show(answer_card(answer, links=await deps.links(answer), asked_by=asked_by), answer.answer_id)
+    await reply.show(answer_card(answer, links=deps.links(answer), asked_by=asked_by), answer.answer_id)
 
 
 async def on_conversation_update(deps: Deps, context: TurnContext, state: TurnState) -> None:
@@ -187,22 +187,22 @@ class TeamsBot:
             log.warning("teams: %d answers still running at shutdown", len(self.tasks))
 
 
-def build_teams_app(settings: Settings, answerer: Answerer, *, provider: teams_auth.ProviderFactory | None = None,
+def build_teams_app(config: TeamsConfig, answerer: Answerer, *, provider: teams_auth.ProviderFactory | None = None,
                     service_urls: OutboundHostValidator | None = None, limiter: RateLimiter | None = None) -> TeamsBot:
-    """The Teams application from settings (TEAMS_APP_ID, TEAMS_APP_PASSWORD, ...). `provider` replaces MSAL
+    """The Teams application (TEAMS_APP_ID, TEAMS_APP_PASSWORD, ... as `config`). `provider` replaces MSAL
     as the token provider and `service_urls` the allowed reply hosts (tests: a local fake Connector)."""
-    teams_auth.check_settings(settings)
-    connections = teams_auth.connections(settings, provider)
+    teams_auth.check_config(config)
+    connections = teams_auth.connections(config, provider)
     adapter = CloudAdapter(connection_manager=connections,
-                           host_validator=service_urls or teams_auth.service_urls(settings))
+                           host_validator=service_urls or teams_auth.service_urls(config))
     adapter.on_turn_error = on_turn_error
     app = AgentApplication[TurnState](ApplicationOptions(storage=MemoryStorage(), start_typing_timer=False),
                                       connection_manager=connections)
-    deps = Deps(answerer=answerer, config=TeamsConfig.from_settings(settings), tasks=Tasks(),
-                limiter=limiter or RateLimiter(settings.teams_user_rate_limit, settings.teams_channel_rate_limit))
+    deps = Deps(answerer=answerer, config=config, tasks=Tasks(),
+                limiter=limiter or RateLimiter(config.user_rate_limit, config.channel_rate_limit))
     register(app, deps)
     return TeamsBot(app=app, adapter=adapter, deps=deps, auth=connections.get_default_connection_configuration(),
-                    dev_mode=settings.teams_dev_mode)
+                    dev_mode=config.dev_mode)
 
 
 def register(app: AgentApplication[TurnState], deps: Deps) -> None:

@@ -27,7 +27,7 @@ from microsoft_agents.hosting.core import (
 )
 from yarl import URL
 
-from bot.settings import Settings
+from bot.teams.config import TeamsConfig
 
 log = logging.getLogger(__name__)
 ProviderFactory = Callable[[AgentAuthConfiguration], AccessTokenProviderBase]
@@ -41,14 +41,9 @@ class TeamsConfigError(ValueError):
     """The Teams settings are unsafe or incomplete; the server refuses to start."""
 
 
-def configured(settings: Settings) -> bool:
-    """Whether the Teams endpoint is wanted (an app id, or the development mode)."""
-    return bool(settings.teams_app_id) or settings.teams_dev_mode
-
-
-def bind_host(settings: Settings) -> str:
+def bind_host(config: TeamsConfig) -> str:
     """The address `runbook-bot serve` listens on: loopback only in Teams development mode."""
-    return DEV_HOST if settings.teams_dev_mode else SERVE_HOST
+    return DEV_HOST if config.dev_mode else SERVE_HOST
 
 
 def is_loopback(host: str | None) -> bool:
@@ -63,42 +58,40 @@ def is_loopback(host: str | None) -> bool:
         return False
 
 
-def check_settings(settings: Settings, host: str | None = None) -> None:
+def check_config(config: TeamsConfig, host: str | None = None) -> None:
     """Refuse unsafe or incomplete Teams settings (`host`: the address the server will bind)."""
-    password = settings.teams_app_password.get_secret_value() if settings.teams_app_password else ""
-    if settings.teams_dev_mode:
-        if password:
+    if config.dev_mode:
+        if config.app_password:
             raise TeamsConfigError(
                 "TEAMS_DEV_MODE=true turns off authentication and must never run with real credentials: "
                 "unset TEAMS_APP_PASSWORD for local testing, or unset TEAMS_DEV_MODE in production")
         if host is not None and not is_loopback(host):
             raise TeamsConfigError(f"TEAMS_DEV_MODE=true only serves on a loopback address, not {host}")
         return
-    if not settings.teams_app_id or not password:
+    if not config.app_id or not config.app_password:
         raise TeamsConfigError(
             "Teams needs TEAMS_APP_ID and TEAMS_APP_PASSWORD (the bot's Entra app and client secret); "
             "for local testing without them set TEAMS_DEV_MODE=true")
 
 
-def auth_configuration(settings: Settings) -> AgentAuthConfiguration:
+def auth_configuration(config: TeamsConfig) -> AgentAuthConfiguration:
     """The SDK's connection settings: client-secret auth of the bot's Entra app."""
-    password = settings.teams_app_password.get_secret_value() if settings.teams_app_password else None
     return AgentAuthConfiguration(
-        auth_type=AuthTypes.client_secret, client_id=settings.teams_app_id, client_secret=password,
-        tenant_id=settings.teams_tenant_id or MULTI_TENANT, connection_name="SERVICE_CONNECTION",
+        auth_type=AuthTypes.client_secret, client_id=config.app_id, client_secret=config.app_password or None,
+        tenant_id=config.tenant_id or MULTI_TENANT, connection_name="SERVICE_CONNECTION",
         anonymous_allowed=False, validate_issuer=True)
 
 
-def connections(settings: Settings, provider: ProviderFactory | None = None) -> ConnectionManager:
+def connections(config: TeamsConfig, provider: ProviderFactory | None = None) -> ConnectionManager:
     """The SDK's connection manager: MSAL in production, no token provider at all in development mode."""
-    chosen = provider or (NoTokens if settings.teams_dev_mode else MsalAuth)
+    chosen = provider or (NoTokens if config.dev_mode else MsalAuth)
     return ConnectionManager(provider_factory=chosen,
-                             connections_configurations={"SERVICE_CONNECTION": auth_configuration(settings)})
+                             connections_configurations={"SERVICE_CONNECTION": auth_configuration(config)})
 
 
-def service_urls(settings: Settings) -> OutboundHostValidator:
+def service_urls(config: TeamsConfig) -> OutboundHostValidator:
     """Where replies may go: Microsoft's Teams and Bot Framework hosts (https), loopback in development mode."""
-    if settings.teams_dev_mode:
+    if config.dev_mode:
         return LoopbackServiceUrls()
     return OutboundHostValidator(enabled=True)
 

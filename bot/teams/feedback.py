@@ -18,7 +18,7 @@ from bot.observability import count_vote
 from bot.teams.cards import COMMENT_INPUT
 from bot.teams.reply import PLATFORM, Deps, apology, quietly, user_of
 from bot.teams.thread import conversation_key
-from retrieval import events, feedback
+from bot.records import events, feedback
 
 MESSAGE_RESPONSE = "application/vnd.microsoft.activity.message"
 

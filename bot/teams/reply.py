@@ -1,11 +1,10 @@
-"""What the Teams handlers share: settings, rate limits, filters and links, and the reply card that
+"""What the Teams handlers share: the configuration, rate limits, filters and links, and the reply card that
 is posted as a placeholder and then updated into the answer (or an apology)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
 from typing import Any
 
 from microsoft_agents.activity import Activity, Attachment
@@ -13,28 +12,12 @@ from microsoft_agents.hosting.core import TurnContext
 
 from bot import messages
 from bot.chat import core as chat
-from bot.settings import Settings
+from bot.teams.config import TeamsConfig
 from bot.teams.cards import CONTENT_TYPE, Card, text_card
 from bot.teams.thread import thread_root
 
 log = logging.getLogger(__name__)
 PLATFORM = "teams"
-
-
-@dataclass(frozen=True)
-class TeamsConfig:
-    """The adapter's knobs (from Settings)."""
-
-    channel_sources: Mapping[str, Sequence[str]] = field(default_factory=dict)  # conversation -> sources; "*"
-    source_links: Mapping[str, str] = field(default_factory=dict)  # source -> base URL of its links
-    alert_filters: tuple[str, ...] = ()  # alert labels used as strict filters (service, environment)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> TeamsConfig:
-        """The Teams block of the settings (link bases default to Slack's)."""
-        return cls(channel_sources=dict(settings.teams_channel_sources),
-                   source_links=dict(settings.teams_source_links or settings.slack_source_links),
-                   alert_filters=tuple(p.strip() for p in settings.teams_alert_filters.split(",") if p.strip()))
 
 
 class Deps(chat.ChatDeps[TeamsConfig]):

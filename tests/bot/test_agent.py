@@ -120,7 +120,7 @@ async def test_the_gate_reuses_the_search_the_answer_already_ran(examples_pool, 
     gated = AgentLimits(max_steps=4, call_timeout_s=5, total_timeout_s=20)
     answer = await run_agent(DISK, IncidentContext(), llm=llm, tools=tools, limits=gated)
     assert answer.trace.outcomes[0] == "search_seeded" and "extractive_preferred" in answer.trace.outcomes
-    assert len(tools.searches) == 1, "the seeded search and the extractive plan's are the same search, run once"
+    assert len(tools.ledger.searches) == 1, "the seeded search and the extractive plan's are the same search, run once"
 
 
 async def test_model_abstains_on_uncovered_question(examples_pool, embedder) -> None:
@@ -252,7 +252,7 @@ async def test_tool_output_budget_is_enforced(examples_pool, embedder) -> None:
     results = tool_results(llm.seen[-1])
     assert "omitted: tool output budget" in results[0] or "cut: tool output budget" in results[0]
     assert results[-1].startswith("error: the tool output budget for this answer is used up")
-    assert tools.used_tokens <= 600
+    assert tools.ledger.used_tokens <= 600
 
 
 async def test_context_reaches_the_model_and_the_extractive_search(examples_pool, embedder) -> None:

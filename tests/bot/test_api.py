@@ -13,7 +13,7 @@ from psycopg_pool import AsyncConnectionPool
 from bot.api import add_routes
 from bot.app import make_answerer
 from bot.settings import Settings
-from retrieval.history import recent_answers
+from bot.records.answers import recent_answers
 from tests.fakes import ScriptedLLM, call, final, shown_blocks
 
 DISK = "Disk full on /var/lib/docker: No space left on device"

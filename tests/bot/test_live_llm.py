@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from bot.llm import LiteLLMChat
-from tests.bot.test_alerts import ALERTMANAGER, HUMAN
-from tests.bot.test_cli import run
-from tests.bot.test_slack import texts
-from tests.bot.test_slack_events import CHANNEL, alert_thread, mention
+from tests.bot.chat.test_alerts import ALERTMANAGER, HUMAN
+from tests.bot.cli.test_main import run
+from tests.bot.slack.test_adapter import texts
+from tests.bot.slack.test_events import CHANNEL, alert_thread, mention
 from tests.conftest import EXAMPLES
 from tests.slackfake import BOT_USER, FakeSlackAPI, Harness
 

@@ -7,9 +7,10 @@ import logging
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.app import Runtime, make_answerer
+from bot.app import make_answerer
 from bot.llm import LiteLLMChat
 from bot.observability import JsonFormatter, RequestIdFilter, new_request_id
+from bot.runtime import Runtime
 from bot.server import build_web_app
 from bot.settings import Settings
 from tests.fakes import FailingLLM
@@ -19,8 +20,7 @@ DISK = "Disk full on /var/lib/docker: No space left on device"
 
 async def _client(pool, embedder, llm=None) -> TestClient:  # type: ignore[no-untyped-def]
     settings = Settings(_env_file=None)
-    runtime = Runtime(settings=settings, pool=pool, embedder=embedder,
-                      answerer=make_answerer(settings, pool, embedder, llm))
+    runtime = Runtime(pool=pool, embedder=embedder, answerer=make_answerer(settings, pool, embedder, llm))
     client = TestClient(TestServer(build_web_app(runtime)))
     await client.start_server()
     return client

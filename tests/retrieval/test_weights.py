@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.measure.evaluate import Query
-from retrieval.feedback import Vote, record_vote
-from retrieval.history import AnswerRecord, record_answer
+from bot.records.feedback import Vote, record_vote
+from bot.answer import answer_citing
+from bot.records.answers import record_answer
 from bot.measure.replay import ReplayOptions, alert_group, replay, split
 from retrieval.search import hybrid_search
 from retrieval.weights import FitOptions, WeightsCache, explain, load_active, recompute
@@ -15,9 +16,8 @@ QUESTION = "pods keep restarting after being killed for using too much memory"
 
 
 async def _vote_for(pool, chunk_id: int, question: str, sign: int, users: list[str]) -> None:  # type: ignore[no-untyped-def]
-    answer_id = await record_answer(pool, AnswerRecord(
-        entry_point="slack", question=question, mode="llm", abstained=False, confidence=0.5,
-        answer={}, retrieved=[chunk_id], cited=[chunk_id]))
+    answer_id = await record_answer(pool, answer_citing(question, [chunk_id], confidence=0.5, mode="llm"),
+                                    entry_point="slack")
     for user in users:
         await record_vote(pool, Vote("slack", "C1", f"ts-{answer_id}", user, answer_id, sign))
 

@@ -223,14 +223,15 @@ async def test_slack_route_is_mounted_next_to_health_and_api(slack: Harness, fak
                                                              examples_pool, embedder) -> None:  # type: ignore[no-untyped-def]
     from aiohttp.test_utils import TestServer
 
-    from bot.app import Runtime
-    from bot.server import build_web_app, slack_bot
+    from bot.app import serve_config
+    from bot.runtime import Runtime
+    from bot.server import build_web_app
 
     async with slack.session.get(slack.server.make_url("/healthz")) as resp:
         assert resp.status == 200
     settings = Settings(_env_file=None)  # type: ignore[call-arg]
-    runtime = Runtime(settings, examples_pool, embedder, slack.bot.deps.answerer)
-    assert slack_bot(runtime) is None, "no SLACK_BOT_TOKEN, no Slack"
+    runtime = Runtime(examples_pool, embedder, slack.bot.deps.answerer)
+    assert serve_config(settings).slack is None, "no SLACK_BOT_TOKEN, no Slack"
     server = TestServer(build_web_app(runtime))
     await server.start_server()
     try:

@@ -11,14 +11,14 @@ import pytest
 from aiohttp.test_utils import make_mocked_request
 from microsoft_agents.authentication.msal import MsalAuth
 
-from bot.server import run_server
+from bot.app import serve, teams_config
 from bot.settings import Settings
 from bot.teams.adapter import build_teams_app
 from bot.teams.auth import (
-    LoopbackServiceUrls, NoTokens, TeamsConfigError, bind_host, check_settings, connections, local_request,
+    LoopbackServiceUrls, NoTokens, TeamsConfigError, bind_host, check_config, connections, local_request,
     service_urls,
 )
-from tests.bot.test_teams import DISK, answered, texts
+from tests.bot.teams.test_adapter import DISK, answered, texts
 from tests.teamsfake import (
     APP_ID, APP_PASSWORD, TENANT, FakeConnector, Issuer, TeamsHarness, message, teams_settings,
 )
@@ -71,7 +71,7 @@ async def test_replies_go_only_to_microsoft_service_urls_in_production(
 
 
 def test_production_service_urls_are_microsoft_hosts_over_https() -> None:
-    urls = service_urls(teams_settings())
+    urls = service_urls(teams_config(teams_settings()))
     assert urls.enabled
     assert urls.is_allowed("https://smba.trafficmanager.net/amer/")
     assert urls.is_allowed("https://smba.infra.gov.teams.microsoft.us/gov/")
@@ -85,17 +85,17 @@ def test_production_service_urls_are_microsoft_hosts_over_https() -> None:
 
 def test_production_tokens_come_from_msal_with_the_app_credentials() -> None:
     """Wiring only: building the connection makes no request (no test reaches Entra ID)."""
-    provider = connections(teams_settings()).get_default_connection()
+    provider = connections(teams_config(teams_settings())).get_default_connection()
     assert isinstance(provider, MsalAuth)
     config = provider.configuration
     assert (config.CLIENT_ID, config.CLIENT_SECRET, config.TENANT_ID) == (APP_ID, APP_PASSWORD, TENANT)
     assert config.VALIDATE_ISSUER and not config.ANONYMOUS_ALLOWED
-    multi = connections(teams_settings(teams_tenant_id=None)).get_default_connection()
+    multi = connections(teams_config(teams_settings(teams_tenant_id=None))).get_default_connection()
     assert multi.configuration.TENANT_ID == "botframework.com"
 
 
 async def test_development_mode_never_acquires_a_token() -> None:
-    provider = connections(teams_settings(dev_mode=True)).get_default_connection()
+    provider = connections(teams_config(teams_settings(dev_mode=True))).get_default_connection()
     assert isinstance(provider, NoTokens)
     with pytest.raises(RuntimeError, match="never acquires tokens"):
         await provider.get_access_token("https://api.botframework.com", ["https://api.botframework.com/.default"])
@@ -163,34 +163,34 @@ def test_development_mode_replies_only_to_loopback() -> None:
 
 
 def test_development_mode_with_a_client_secret_is_refused() -> None:
-    settings = teams_settings(dev_mode=True, teams_app_id=APP_ID, teams_app_password=APP_PASSWORD)
+    config = teams_config(teams_settings(dev_mode=True, teams_app_id=APP_ID, teams_app_password=APP_PASSWORD))
     with pytest.raises(TeamsConfigError, match="TEAMS_APP_PASSWORD"):
-        check_settings(settings)
+        check_config(config)
     with pytest.raises(TeamsConfigError, match="TEAMS_APP_PASSWORD"):
-        build_teams_app(settings, answerer=None)  # type: ignore[arg-type]
+        build_teams_app(config, answerer=None)  # type: ignore[arg-type]
 
 
 def test_development_mode_serves_on_loopback_only() -> None:
-    settings = teams_settings(dev_mode=True)
-    assert bind_host(settings) == "127.0.0.1" and bind_host(teams_settings()) == "0.0.0.0"
-    check_settings(settings, "127.0.0.1")
-    check_settings(settings, "::1")
+    config = teams_config(teams_settings(dev_mode=True))
+    assert bind_host(config) == "127.0.0.1" and bind_host(teams_config(teams_settings())) == "0.0.0.0"
+    check_config(config, "127.0.0.1")
+    check_config(config, "::1")
     for host in ("0.0.0.0", "10.0.0.5", "::"):
         with pytest.raises(TeamsConfigError, match="loopback"):
-            check_settings(settings, host)
+            check_config(config, host)
 
 
 def test_production_needs_the_app_id_and_its_secret() -> None:
     for missing in ({"teams_app_password": None}, {"teams_app_id": None, "teams_app_password": APP_PASSWORD}):
         with pytest.raises(TeamsConfigError, match="TEAMS_DEV_MODE=true"):
-            check_settings(Settings(_env_file=None, **{"teams_app_id": APP_ID, **missing}))  # type: ignore[call-arg]
+            check_config(teams_config(Settings(_env_file=None, **{"teams_app_id": APP_ID, **missing})))  # type: ignore[call-arg]
 
 
 async def test_serve_refuses_to_start_in_development_mode_with_credentials(tmp_path: Path) -> None:
     """Refused before the database is touched (no embedded server is started in tmp_path)."""
     settings = teams_settings(dev_mode=True, teams_app_password=APP_PASSWORD, runbook_bot_home=tmp_path)
     with pytest.raises(TeamsConfigError, match="never run with real credentials"):
-        await run_server(settings)
+        await serve(settings)
     assert not (tmp_path / "pgdata").exists()
 
 
@@ -205,6 +205,7 @@ def test_teams_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     assert settings.teams_channel_sources == {"*": ["examples"]}
     assert APP_PASSWORD in settings.secret_values(), "redacted from answers like every secret"
     assert settings.masked()["TEAMS_APP_PASSWORD"] == "********"
-    from bot.teams.reply import TeamsConfig
-
-    assert TeamsConfig.from_settings(settings).alert_filters == ("service", "environment")
+    config = teams_config(settings)
+    assert config.alert_filters == ("service", "environment")
+    assert (config.app_id, config.tenant_id, config.app_password) == (APP_ID, TENANT, APP_PASSWORD)
+    assert APP_PASSWORD not in repr(config), "the client secret stays out of logs"

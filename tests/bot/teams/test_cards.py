@@ -11,7 +11,7 @@ from bot.chat.alerts import thread_question
 from bot.answer import Answer, Finding, Source, Step
 from bot.teams.cards import MAX_CARD_BYTES, VERB_VOTE, answer_card, size
 from bot.teams.thread import conversation_key, read_message, thread_root
-from tests.bot.test_teams import QUOTED_ALERT, texts, walk
+from tests.bot.teams.test_adapter import QUOTED_ALERT, texts, walk
 from tests.teamsfake import BOT, message
 
 SOURCE = Source(id=1, chunk_id=11, document="Disk full on a Linux host", path="disk-full.md",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from tests.conftest import EXAMPLES
 def run(args: list[str], env: dict[str, str], timeout: int = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot.cli.main", *args], capture_output=True, text=True, env=env, timeout=timeout,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[3],
     )
 
 
@@ -125,3 +126,19 @@ def test_guard_check_is_wired_into_the_main_command(env: dict[str, str]) -> None
     assert by_command["docker system prune -a"]["severity"] == "warn"
     assert "df -h" not in by_command
     assert all({"command", "rule", "severity", "reason", "safer"} <= set(f) for f in findings)
+
+
+def test_sync_and_stale_run_the_serve_jobs_once(env: dict[str, str], tmp_path: Path) -> None:
+    """`sync` and `report stale` run the scheduler's jobs with the configuration `serve` gives them."""
+    runbooks = tmp_path / "runbooks"
+    shutil.copytree(EXAMPLES, runbooks)
+    env = {**env, "SYNC_SOURCES": json.dumps([{"name": "platform", "path": str(runbooks), "pull": False}])}
+    result = run(["sync"], env)
+    assert result.returncode == 0, result.stderr
+    [synced] = json.loads(result.stdout)
+    assert (synced["source"], synced["status"]) == ("platform", "ok")
+    assert synced["ingest"]["added"] == len(list(EXAMPLES.glob("*.md")))
+    assert run(["sync", "--source", "nothing-like-it"], env).returncode == 2
+    stale = run(["report", "stale", "--days", "1", "--json"], env)
+    assert stale.returncode == 0, stale.stderr
+    assert json.loads(stale.stdout)["stale"] == [], "every runbook was just ingested"

@@ -14,8 +14,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.server import run_server
-from tests.bot.test_slack import texts
+from bot.app import serve
+from tests.bot.slack.test_adapter import texts
 from tests.slackfake import FORM, FakeSlackAPI, command_body, sign, slack_settings
 
 
@@ -32,7 +32,7 @@ def fake(slack_api: FakeSlackAPI) -> FakeSlackAPI:
 
 @contextlib.asynccontextmanager
 async def serving(settings: Any) -> AsyncIterator[asyncio.Task[None]]:
-    task = asyncio.create_task(run_server(settings))
+    task = asyncio.create_task(serve(settings))
     try:
         yield task
     finally:

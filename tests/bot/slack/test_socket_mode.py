@@ -10,9 +10,9 @@ import urllib.parse
 from bot.app import make_answerer, slack_config
 from bot.slack.adapter import build_slack_app
 from bot.slack.blocks import ACTION_UP
-from retrieval.feedback import feedback_rows
-from tests.bot.test_alerts import ALERTMANAGER
-from tests.bot.test_slack import button_values, texts
+from bot.records.feedback import feedback_rows
+from tests.bot.chat.test_alerts import ALERTMANAGER
+from tests.bot.slack.test_adapter import button_values, texts
 from tests.slackfake import BOT_USER, FakeSlackAPI, action_body, command_body, event_body, slack_settings
 
 APP_TOKEN = "xapp-1-A0RUNBOOK1-1234567890-abcdef"

@@ -9,7 +9,7 @@ from bot.answer import Answer, Source, Step
 from bot.measure.answer_eval import Case, answer_case, case_question, load_cases, score_answer, summarise
 from bot.app import make_answerer
 from bot.settings import Settings
-from tests.bot.test_cli import env, run  # noqa: F401  (fixture)
+from tests.bot.cli.test_main import env, run  # noqa: F401  (fixture)
 from tests.conftest import EXAMPLES
 
 ALERT_THREAD = [

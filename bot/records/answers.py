@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
+
+from bot.answer import Answer
 
 _INSERT = """
 INSERT INTO answers (entry_point, channel, user_id, question, mode, model_used, abstained, confidence,
@@ -24,36 +25,20 @@ RETURNING id
 """
 
 
-@dataclass
-class AnswerRecord:
-    """One answer as stored."""
-
-    entry_point: str
-    question: str
-    mode: str
-    abstained: bool
-    confidence: float
-    answer: dict[str, Any]
-    channel: str | None = None
-    user_id: str | None = None
-    model_used: str | None = None
-    retrieved: list[int] = field(default_factory=list)
-    cited: list[int] = field(default_factory=list)
-    retrieval_ms: float = 0.0
-    generation_ms: float = 0.0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    errors: list[str] = field(default_factory=list)
-
-
-async def record_answer(pool: AsyncConnectionPool, record: AnswerRecord) -> int:
-    """Store an answer; returns its id."""
-    params = dict(vars(record))
-    params["answer"] = Jsonb(record.answer)
+async def record_answer(pool: AsyncConnectionPool, answer: Answer, *, entry_point: str, channel: str | None = None,
+                        user_id: str | None = None) -> int:
+    """Store an answer (its trace in columns, the rest as JSON); returns its id."""
+    t = answer.trace
+    params = {
+        "entry_point": entry_point, "channel": channel, "user_id": user_id, "question": answer.question,
+        "mode": answer.mode, "model_used": answer.model_used, "abstained": answer.abstained,
+        "confidence": answer.confidence, "retrieved": t.retrieved_chunk_ids, "cited": answer.cited_chunk_ids,
+        "retrieval_ms": t.retrieval_ms, "generation_ms": t.generation_ms, "prompt_tokens": t.prompt_tokens,
+        "completion_tokens": t.completion_tokens, "cost_usd": t.cost_usd, "errors": t.errors,
+        "answer": Jsonb(answer.model_dump(mode="json", exclude={"trace"})),
+    }
     async with pool.connection() as conn:
-        cur = await conn.execute(_INSERT, params)
-        row = await cur.fetchone()
+        row = await (await conn.execute(_INSERT, params)).fetchone()
     assert row is not None
     return int(row[0])
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from bot import messages
-from retrieval.feedback import feedback_rows
-from tests.bot.test_teams import DISK, votes
+from bot.records.feedback import feedback_rows
+from tests.bot.teams.test_adapter import DISK, votes
 from tests.teamsfake import (
     BOB, CHANNEL, FakeConnector, TeamsHarness, card_action, card_submit, message, reaction,
 )

@@ -11,7 +11,7 @@ from bot.chat.ratelimit import RateLimiter
 from bot.slack.blocks import (
     ACTION_DOWN, ACTION_SHARE, ACTION_UP, MAX_BLOCKS, MAX_SECTION_CHARS, answer_blocks, split_mrkdwn,
 )
-from tests.bot.test_slack import texts
+from tests.bot.slack.test_adapter import texts
 
 SOURCE = Source(id=1, chunk_id=10, document="Disk full on a Linux host", path="disk-full.md",
                 heading_path=["Disk full on a Linux host", "Mitigation"], link="https://git.example.com/disk-full.md#mitigation",

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from bot.slack.blocks import ACTION_DOWN, ACTION_UP, FEEDBACK_VIEW
-from retrieval.feedback import feedback_rows
-from tests.bot.test_alerts import ALERTMANAGER, GRAFANA, HUMAN
-from tests.bot.test_slack import button_values, texts
+from bot.records.feedback import feedback_rows
+from tests.bot.chat.test_alerts import ALERTMANAGER, GRAFANA, HUMAN
+from tests.bot.slack.test_adapter import button_values, texts
 from tests.slackfake import BOT_ID, BOT_USER, FakeSlackAPI, Harness
 
 CHANNEL = "C0INCIDENT"

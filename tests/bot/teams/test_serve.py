@@ -8,9 +8,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.bot.test_slack import texts as slack_texts
-from tests.bot.test_slack_serve import _free_port, _healthy, _until, serving
-from tests.bot.test_teams import DISK, texts
+from tests.bot.slack.test_adapter import texts as slack_texts
+from tests.bot.slack.test_serve import _free_port, _healthy, _until, serving
+from tests.bot.teams.test_adapter import DISK, texts
 from tests.slackfake import FORM, FakeSlackAPI, command_body, sign, slack_settings
 from tests.teamsfake import APP_ID, APP_PASSWORD, FakeConnector, message
 

@@ -7,16 +7,15 @@ import asyncio
 import psycopg
 import pytest
 
-from retrieval import events
-from retrieval.feedback import Vote, add_comment, feedback_rows, record_vote, undo_vote
-from retrieval.history import AnswerRecord, record_answer
+from bot.records import events
+from bot.records.feedback import Vote, add_comment, feedback_rows, record_vote, undo_vote
+from bot.answer import answer_citing
+from bot.records.answers import record_answer
 
 
 async def _answer(pool, cited=(3, 1), retrieved=(1, 2, 3, 4)) -> int:  # type: ignore[no-untyped-def]
-    return await record_answer(pool, AnswerRecord(
-        entry_point="slack", question="disk full on /var", mode="extractive", abstained=False, confidence=0.7,
-        answer={"question": "disk full on /var", "answer": "..."}, channel="C1", user_id="U1",
-        retrieved=list(retrieved), cited=list(cited)))
+    answer = answer_citing("disk full on /var", cited, retrieved=retrieved, summary="...", confidence=0.7)
+    return await record_answer(pool, answer, entry_point="slack", channel="C1", user_id="U1")
 
 
 async def test_a_vote_copies_the_question_and_cited_and_uncited_chunks(pool) -> None:  # type: ignore[no-untyped-def]
@@ -86,4 +85,5 @@ async def test_answer_messages_map_a_posted_message_to_its_answer(pool) -> None:
     assert await events.answer_for_message(pool, "slack", "C1", "111.222") == answer_id
     assert await events.answer_for_message(pool, "slack", "C1", "999.999") is None
     stored = await events.load_answer(pool, answer_id)
-    assert stored == ({"question": "disk full on /var", "answer": "..."}, "U1")
+    assert stored is not None and stored[1] == "U1"
+    assert (stored[0]["question"], stored[0]["answer"], "trace" in stored[0]) == ("disk full on /var", "...", False)
