@@ -22,6 +22,7 @@ from bot.llm import LLM, ChatMessage, Completion, LLMError, ToolCall, ToolSpec
 from bot.textcalls import json_values, text_tool_calls
 from bot.evidence import Evidence, Ledger
 from bot.tools import RunbookTools
+from guardrails import neutralise
 from guardrails.answers import check_citations, command_in_text, should_abstain
 from prompts.render import render
 
@@ -192,9 +193,15 @@ async def extractive_plan(question: str, context: IncidentContext, tools: Runboo
 async def _loop(
     question: str, context: IncidentContext, llm: LLM, tools: RunbookTools, limits: AgentLimits, trace: Trace,
 ) -> Answer:
+    # The question, the thread and the alert can carry text someone else wrote (an alert's
+    # annotations, a pasted log): instruction-like spans reach the model as markers only.
+    asked, in_question = neutralise(question)
+    described, in_context = neutralise(context.describe())
+    if in_question or in_context:
+        trace.outcomes.append("question_neutralised")
     conversation = [
         ChatMessage(role="system", content=system_prompt(limits)),
-        ChatMessage(role="user", content=render("question", question=question, context=context.describe())),
+        ChatMessage(role="user", content=render("question", question=asked, context=described)),
     ]
     specs = tools.specs()
     known = {spec.name for spec in specs}

@@ -14,7 +14,7 @@ from bot.answer import Answer
 from bot.answering import Answerer, EmptyQuestion
 from bot.context import IncidentContext
 from bot.filters import Filters
-from bot.guarding import guard_chunk
+from bot.guarding import guard_source_text
 from bot.observability import new_request_id
 from retrieval.db import DatabaseUnavailable
 from retrieval.sections import chunk_texts
@@ -80,10 +80,12 @@ async def _payload(answerer: Answerer, answer: Answer, body: AskRequest, request
     if body.include_sources:
         shown = answer.sources[: body.max_results]
         texts = await chunk_texts(answerer.pool, [s.chunk_id for s in shown])
-        out["sources"] = [
-            {**s.model_dump(mode="json"), "text": guard_chunk(texts.get(s.chunk_id, ""), secrets=answerer.secrets)}
-            for s in shown
-        ]
+        policy = answerer.policy.for_channel(body.incident().channel)
+
+        def shown_text(chunk_id: int) -> str:
+            return guard_source_text(texts.get(chunk_id, ""), policy, secrets=answerer.secrets)
+
+        out["sources"] = [{**s.model_dump(mode="json"), "text": shown_text(s.chunk_id)} for s in shown]
     return out
 
 

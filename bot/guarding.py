@@ -1,8 +1,11 @@
 """Guardrails applied to what the bot shows and what the model reads.
 
-`guard_answer` checks every command of an answer against the policy (blocked ones are removed,
-the rest annotated), redacts secrets and withholds answers that repeat the system prompt.
-`guard_chunk` neutralises injection attempts and redacts secrets in runbook text before a model sees it.
+`guard_answer` checks every text of an answer (summary, steps, rationale, notes) the same way:
+commands, in code or written in a sentence, against the policy (blocked ones are removed, the rest
+annotated), instruction-like text neutralised; it redacts secrets and withholds answers that repeat
+the system prompt. `guard_chunk` neutralises injection attempts and redacts secrets in runbook text
+before a model sees it; `guard_source_text` also removes blocked commands from runbook text a caller
+is shown verbatim (the API's sources).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from bot import messages
 from bot.answer import Answer, Finding, Step
 from guardrails import Policy, check_command, extract_commands, leaks_prompt, neutralise, redact
 from guardrails import Finding as PolicyFinding
+from guardrails.prose import prose_commands
 
 MESSAGES = messages.GUARD  # user-facing strings live in bot/messages.py
 _CAUTION_MAX_CHARS = 120
@@ -34,15 +38,31 @@ def _remove(text: str, command: str, marker: str) -> str:
 
 
 def guard_text(text: str, policy: Policy) -> tuple[str, list[PolicyFinding]]:
-    """Findings for the commands in a Markdown text, and the text with blocked commands removed."""
+    """Findings for the commands in a Markdown text, and the text with blocked commands removed.
+    Commands written in a sentence count too, when the policy blocks them (warnings on prose would
+    flag ordinary words: "reboot the VM", "UPDATE and DELETE activity")."""
     findings: list[PolicyFinding] = []
     for command in dict.fromkeys(extract_commands(text)):
         found = check_command(command, policy)
         findings += found
-        blocked = next((f for f in found if f.severity == "block"), None)
-        if blocked is not None:
-            text = _remove(text, command, MESSAGES["inline_removed"].format(rule=blocked.rule))
+        text = _remove_blocked(text, command, found)
+    for command in prose_commands(text):
+        found = [f for f in check_command(command, policy) if f.severity == "block"]
+        findings += found
+        text = _remove_blocked(text, command, found)
     return text, findings
+
+
+def _remove_blocked(text: str, command: str, found: list[PolicyFinding]) -> str:
+    blocked = next((f for f in found if f.severity == "block"), None)
+    return text if blocked is None else _remove(text, command, MESSAGES["inline_removed"].format(rule=blocked.rule))
+
+
+def _written(text: str, policy: Policy) -> tuple[str, list[PolicyFinding]]:
+    """Text the bot writes (a summary, a step, a note): commands checked as in `guard_text`, then
+    instruction-like spans, fake roles and hidden characters neutralised."""
+    text, findings = guard_text(text, policy)
+    return neutralise(text)[0], findings
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -62,8 +82,8 @@ def _guard_step(step: Step, policy: Policy, blocked: list[str]) -> Step:
         blocked += rules
         if not rules:
             kept.append(command)
-    instruction, in_instruction = guard_text(step.instruction, policy)
-    rationale, in_rationale = guard_text(step.rationale, policy) if step.rationale else (None, [])
+    instruction, in_instruction = _written(step.instruction, policy)
+    rationale, in_rationale = _written(step.rationale, policy) if step.rationale else (None, [])
     for finding in in_instruction + in_rationale:
         findings.append(_to_answer_finding(finding))
         if finding.severity == "block":
@@ -118,9 +138,11 @@ def guard_answer(answer: Answer, policy: Policy, *, secrets: Sequence[str] = (),
     """The answer with commands checked (blocked ones removed), secrets redacted and prompt leaks withheld."""
     blocked: list[str] = []
     steps = [_guard_step(step, policy, blocked) for step in answer.steps]
-    text, in_text = guard_text(answer.answer, policy)
+    text, in_text = _written(answer.answer, policy)
+    guarded_notes = [_written(note, policy) for note in answer.notes]
+    in_text += [f for _, found in guarded_notes for f in found]
     blocked += [f.rule for f in in_text if f.severity == "block"]
-    notes = list(answer.notes) + [_caution(f) for f in in_text if f.severity == "warn"]
+    notes = [note for note, _ in guarded_notes] + [_caution(f) for f in in_text if f.severity == "warn"]
     if blocked:
         notes.append(MESSAGES["blocked_note"].format(rules=", ".join(dict.fromkeys(blocked))))
     guarded = answer.model_copy(update={"answer": text, "steps": steps, "notes": list(dict.fromkeys(notes))})
@@ -133,4 +155,9 @@ def guard_chunk(text: str, *, secrets: Sequence[str] = ()) -> str:
     """Runbook text made safe to show a model: injection neutralised, secrets redacted."""
     text, _ = neutralise(text)
     return redact(text, secrets)[0]
+
+
+def guard_source_text(text: str, policy: Policy, *, secrets: Sequence[str] = ()) -> str:
+    """Runbook text shown verbatim to a caller: as a model sees it, and without the commands the policy blocks."""
+    return guard_text(guard_chunk(text, secrets=secrets), policy)[0]
 

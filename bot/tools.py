@@ -218,7 +218,7 @@ class RunbookTools:
             raise ToolError(f"no runbook {doc!r}; use a document id or path from hybrid_search")
         sections = await document_sections(self.pool, runbook.document_id)
         tags = ", ".join(map(str, runbook.metadata.get("tags") or [])) or "none"
-        head = f"runbook {runbook.title} (doc {runbook.document_id}, {runbook.path}; tags: {tags})"
+        head = self.show(f"runbook {runbook.title} (doc {runbook.document_id}, {runbook.path}; tags: {tags})")
         blocks: list[tuple[Evidence, str] | str] = []
         for s in sections:
             text = self.show(s.text)
@@ -233,10 +233,10 @@ class RunbookTools:
                       text, source=hit.source, link=hit.link, relevance=round(hit.score, 4))
         return ev, self._header(ev) + f" relevance {hit.score:.2f}\n" + text
 
-    @staticmethod
-    def _header(ev: Evidence) -> str:
+    def _header(self, ev: Evidence) -> str:
+        """The citation line of a block; titles and headings are runbook text too, made safe like it."""
         section = " › ".join(ev.heading_path) or ev.document
-        return f"[c{ev.chunk_id}] {ev.document} — {section} (doc {ev.document_id}, {ev.path})"
+        return self.show(f"[c{ev.chunk_id}] {ev.document} — {section} (doc {ev.document_id}, {ev.path})")
 
     def _emit(self, name: str, blocks: list[tuple[Evidence, str] | str], *, head: str = "") -> str:
         """Fit blocks into this call's and the answer's token budgets; register what is shown."""

@@ -28,8 +28,21 @@ _INSTRUCTIONS = [
     r"(?:instructions?|prompts?|rules|directions|directives|context|messages?|guidelines|guardrails)",
     r"\bdisregard\s+(?:everything|all|anything|the)\s*(?:above|before|previously|said)",
     r"\bignore\s+(?:everything|all)\s+(?:above|before|previously)",
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
+    r"(?:safety|security|guard\s*rails?|content|usual)\s+(?:rules|guidelines|polic(?:y|ies)|restrictions|checks|"
+    r"filters|instructions)",
+    r"\bforget\s+(?:everything|all|anything)\s+(?:above|before|previously|so\s+far|(?:you\s+)?(?:were|have\s+been)\s+"
+    r"told|said|else)",
     r"\byou\s+are\s+now\s+(?:a|an|the|my|in\s+developer|dan\b|no\s+longer|free|unrestricted|jailbroken|acting)",
-    r"\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|should)",
+    r"\bfrom\s+now\s+on,?\s+(?:you\s+(?:are|will|must|should)|(?:only\s+)?(?:answer|reply|respond|output|say|"
+    r"print|always|never|only))",
+    # The same in the languages runbooks and chats are most often written in besides English.
+    r"\b(?:ignorier(?:e|en\s+sie)|vergiss|vergessen\s+sie)\s+(?:alle\s+|die\s+|deine\s+|ihre\s+)*"
+    r"(?:vorherigen|obigen|bisherigen|vorigen|früheren|system)?\s*(?:anweisungen|instruktionen|regeln|vorgaben)",
+    r"\bvergiss\s+alles\s+(?:oben|vorher|bisher|davor|was)",
+    r"\bab\s+(?:jetzt|sofort)\s+(?:antwortest|bist|sollst|musst|wirst|gibst)\s+du",
+    r"\bignorez?\s+(?:toutes\s+)?(?:les\s+)?instructions\s+(?:précédentes|ci-dessus|antérieures)",
+    r"\bignora\s+(?:todas\s+)?(?:las\s+)?instrucciones\s+(?:anteriores|previas)",
     r"\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:",
     r"\bpretend\s+(?:to\s+be|you\s+are)",
     r"\b(?:call|invoke|run|use|execute)\s+(?:the\s+)?`?\w+`?\s+(?:tool\s+|function\s+)?(?:on|for|against)\s+"
@@ -43,7 +56,10 @@ _ROLE = re.compile(
     r"<\|(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id)\|>"
     r"(?:\s*(?:system|assistant|user|developer|tool)\b)?(?:<\|end_header_id\|>)?"
     r"|\[/?INST\]|<</?SYS>>"
-    r"|^[ \t]*#{1,6}[ \t]*(?:system|assistant|developer|instructions?)[ \t]*:",
+    r"|^[ \t]*#{1,6}[ \t]*(?:system|assistant|developer|instructions?)[ \t]*:"
+    # A role label in running text that goes on to give orders ("System: new rules follow.").
+    r"|\b(?:system|assistant|developer)(?:\s+(?:message|prompt))?[ \t]*:[ \t]*(?=(?:new|updated|the\s+following|"
+    r"ignore|disregard|forget|you\s|from\s+now|rules|instructions|override|always|never|only)\b)",
     re.I | re.M,
 )
 _TOOL_KEYS = ({"tool_calls"}, {"function_call"}, {"tool_call"}, {"name", "arguments"}, {"name", "parameters"},

@@ -8,6 +8,14 @@ from bot.answer import Answer
 from retrieval.search_types import SearchResult
 
 
+_SEVERITY = {"block": "BLOCKED", "warn": "WARNING", "info": "note"}
+
+
+def _clip(command: str, limit: int = 80) -> str:
+    first = command.splitlines()[0] if command else ""
+    return first if len(first) <= limit else first[:limit] + "…"
+
+
 def answer_text(answer: Answer) -> str:
     """An answer as a person reads it in a terminal."""
     lines = [answer.answer, ""]
@@ -16,6 +24,8 @@ def answer_text(answer: Answer) -> str:
         lines.append(f"{n}. {step.instruction} {cites}".rstrip())
         for command in step.commands:
             lines.extend("     " + part for part in command.splitlines())
+        lines += [f"     {_SEVERITY[f.severity]}: {f.reason} (`{_clip(f.command)}`)" for f in step.findings
+                  if f.severity != "info"]
     if answer.sources:
         lines += ["", "Sources:"]
         for s in answer.sources:
