@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from psycopg_pool import AsyncConnectionPool
 
 from bot import messages
+from bot.access import AccessConfig
 from bot.agent import AgentLimits, run_agent, system_prompt
 from bot.answer import Answer
 from bot.context import IncidentContext
@@ -21,6 +22,7 @@ from bot.observability import AGENT_OUTCOMES, CITATIONS, CITED_RELEVANCE, COST, 
 from bot.tools import RunbookTools, ToolLimits
 from guardrails import Policy
 from guardrails.inputs import normalise_question
+from retrieval.access import visibility
 from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
 from retrieval.links import linked_documents
@@ -50,6 +52,7 @@ class Answerer:
     record: bool = True
     weights: WeightsCache | None = None  # feedback weights, re-read when a new version is active
     reranker: Reranker | None = None
+    access: AccessConfig = field(default_factory=AccessConfig)  # restricted runbooks and who may see them
 
     async def answer(self, question: str, context: IncidentContext | None = None) -> Answer:
         """Validate the question, run the agent, apply the guardrails, log and store the answer."""
@@ -62,7 +65,9 @@ class Answerer:
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
                              limits=self.tool_limits, feedback=await self._feedback(), reranker=self.reranker,
                              show=lambda text: guard_chunk(text, secrets=self.secrets),
-                             pinned=await self._linked(context), ledger=ledger)
+                             pinned=await self._linked(context), ledger=ledger,
+                             visibility=await visibility(self.pool, self.access.audience(context),
+                                                         self.access.restricted_sources))
         try:
             answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
         except Exception:

@@ -1,8 +1,14 @@
-"""The HTTP API: POST /api/rag/ask. Payloads are pydantic models; errors are JSON with a message."""
+"""The HTTP API: POST /api/rag/ask. Payloads are pydantic models; errors are JSON with a message.
+
+A caller authenticates with a bearer key (`Authorization: Bearer ...`, API_KEYS); a key is scoped to
+sources and carries groups, which decide the restricted runbooks it may see. Without a key the API
+answers only on loopback, and only from runbooks nobody restricted."""
 
 from __future__ import annotations
 
+import hmac
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -16,11 +22,41 @@ from bot.context import IncidentContext
 from bot.filters import Filters
 from bot.guarding import guard_source_text
 from bot.observability import new_request_id
+from retrieval.access import Audience
 from retrieval.db import DatabaseUnavailable
 from retrieval.sections import chunk_texts
 
 log = logging.getLogger(__name__)
 ANSWERER = web.AppKey("answerer", Answerer)
+
+
+@dataclass(frozen=True)
+class ApiKeyScope:
+    """One bearer key: its name (for logs), what it may search, the groups it counts as."""
+
+    name: str
+    key: str = field(repr=False)
+    sources: tuple[str, ...] | None = None
+    groups: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApiConfig:
+    """The API's keys; `require_key` when the server listens beyond loopback."""
+
+    keys: tuple[ApiKeyScope, ...] = ()
+    require_key: bool = False
+
+    def scope(self, token: str) -> ApiKeyScope | None:
+        """The key a bearer token is, compared in constant time, or None."""
+        found = None
+        for key in self.keys:
+            if hmac.compare_digest(key.key.encode(), token.encode()):
+                found = key
+        return found
+
+
+API = web.AppKey("api", ApiConfig)
 
 
 class AskContext(BaseModel):
@@ -55,13 +91,18 @@ def _error(status: int, message: str, request_id: str, **extra: Any) -> web.Resp
 async def ask(request: web.Request) -> web.Response:
     """Answer a question: the Answer model plus sources with their text."""
     request_id = new_request_id(request.headers.get("X-Request-Id"))
+    audience = _audience(request)
+    if isinstance(audience, str):
+        return _error(401, audience, request_id)
     try:
         body = AskRequest.model_validate_json(await request.read())
     except ValidationError as exc:
         problems = [{"field": ".".join(map(str, e["loc"])), "problem": e["msg"]} for e in exc.errors()]
         return _error(400, messages.BAD_REQUEST.format(detail="invalid JSON body"), request_id, problems=problems)
     try:
-        answer = await request.app[ANSWERER].answer(body.question, body.incident())
+        context = body.incident()
+        context.audience = audience
+        answer = await request.app[ANSWERER].answer(body.question, context)
         payload = await _payload(request.app[ANSWERER], answer, body, request_id)
     except EmptyQuestion as exc:
         return _error(400, str(exc), request_id)
@@ -89,7 +130,24 @@ async def _payload(answerer: Answerer, answer: Answer, body: AskRequest, request
     return out
 
 
-def add_routes(app: web.Application, answerer: Answerer) -> None:
+def _audience(request: web.Request) -> Audience | str:
+    """Who the caller is, from its bearer key; a message saying why not when it may not ask."""
+    header = request.headers.get("Authorization", "")
+    token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+    config = request.app[API]
+    if token:
+        scope = config.scope(token)
+        if scope is None:
+            log.warning("api: a request with an unknown key from %s", request.remote)
+            return messages.API_BAD_KEY
+        return Audience(groups=scope.groups, sources=scope.sources)
+    if config.require_key:
+        return messages.API_KEY_REQUIRED
+    return Audience()  # loopback without a key: the runbooks nobody restricted
+
+
+def add_routes(app: web.Application, answerer: Answerer, config: ApiConfig | None = None) -> None:
     """Mount the API on an aiohttp application."""
     app[ANSWERER] = answerer
+    app[API] = config or ApiConfig()
     app.router.add_post("/api/rag/ask", ask)

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from psycopg_pool import AsyncConnectionPool
 from pydantic import SecretStr
 
+from bot.access import AccessConfig
 from bot.agent import AgentLimits
+from bot.api import ApiConfig, ApiKeyScope
 from bot.answering import Answerer
 from bot.llm import LLM, LiteLLMChat
 from bot.settings import Settings
@@ -20,6 +22,7 @@ from bot.teams.config import TeamsConfig
 from bot.tools import ToolLimits
 from guardrails import load_policy
 from retrieval import db
+from retrieval.access import SourceRule
 from retrieval.embed import CachedEmbedder, Embedder, local_embedder
 from retrieval.ingest import IngestOptions
 from retrieval.rerank import make_reranker
@@ -89,6 +92,7 @@ def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embed
         secrets=tuple(settings.secret_values()), max_question_chars=settings.max_question_chars,
         record=settings.record_answers,
         weights=WeightsCache(pool, ttl_s=settings.feedback_cache_s) if settings.feedback_enabled else None,
+        access=access_config(settings),
     )
 
 
@@ -122,6 +126,21 @@ def slack_config(settings: Settings) -> SlackConfig:
                        channel_rate_limit=settings.slack_channel_rate_limit)
 
 
+def access_config(settings: Settings) -> AccessConfig:
+    """The restricted sources and who belongs to which group."""
+    rules = {name: SourceRule(channels=tuple(r.allowed_channels), groups=tuple(r.allowed_groups))
+             for name, r in settings.restricted_sources.items()}
+    return AccessConfig(restricted_sources=rules,
+                        groups={g: tuple(members) for g, members in settings.access_groups.items()})
+
+
+def api_config(settings: Settings) -> ApiConfig:
+    """The API's bearer keys (the server decides whether one is required)."""
+    return ApiConfig(keys=tuple(
+        ApiKeyScope(name, k.key.get_secret_value(), tuple(k.sources) if k.sources is not None else None,
+                    tuple(k.groups)) for name, k in settings.api_keys.items()))
+
+
 def teams_config(settings: Settings) -> TeamsConfig:
     """The Teams block of the settings (link bases default to Slack's)."""
     password = settings.teams_app_password.get_secret_value() if settings.teams_app_password else ""
@@ -147,6 +166,7 @@ class ServeConfig:
     """What `runbook-bot serve` runs: the port, the chat adapters that are configured, the jobs."""
 
     port: int = 3000
+    api: ApiConfig = field(default_factory=ApiConfig)
     slack: SlackConfig | None = None  # None: no SLACK_BOT_TOKEN
     teams: TeamsConfig | None = None  # None: neither TEAMS_APP_ID nor TEAMS_DEV_MODE
     jobs: JobsConfig = field(default_factory=JobsConfig)
@@ -156,7 +176,7 @@ def serve_config(settings: Settings) -> ServeConfig:
     """The server's configuration from the settings."""
     slack = slack_config(settings) if settings.slack_bot_token is not None else None
     teams = teams_config(settings)
-    return ServeConfig(port=settings.port, slack=slack, teams=teams if teams.wanted else None,
+    return ServeConfig(port=settings.port, api=api_config(settings), slack=slack, teams=teams if teams.wanted else None,
                        jobs=jobs_config(settings))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.chat.alerts import alert_query, says_little
+from retrieval.access import Audience
 from retrieval.search_types import SearchFilters
 
 # Alert labels worth showing the model and adding to the search, most useful first.
@@ -23,6 +24,7 @@ class IncidentContext:
     entry_point: str = "cli"  # cli, api, slack, teams
     channel: str | None = None
     user: str | None = None
+    audience: Audience | None = None  # who may see what, when the entry point knows (an API key)
 
     def describe(self, max_chars: int = 3000) -> str:
         """The context as the model reads it (the alert first, then the latest thread messages)."""

@@ -34,6 +34,9 @@ DROPPED_STEPS = "Removed {count} step(s) that cited no retrieved runbook text."
 UNVERIFIED_COMMAND = "not found verbatim in the cited runbook section: check it before running"
 BAD_REQUEST = "Bad request: {detail}"
 INTERNAL_ERROR = "Something went wrong while answering; the error was logged (request {request_id})."
+API_KEY_REQUIRED = ("This API needs a key: send `Authorization: Bearer <key>` with a key from API_KEYS "
+                    "(the server listens beyond loopback).")
+API_BAD_KEY = "Unknown API key."
 
 # Slack (mrkdwn)
 SLACK_SEARCHING = ":hourglass_flowing_sand: Searching runbooks…"

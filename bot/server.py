@@ -10,17 +10,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from dataclasses import replace
 
 from aiohttp import web
 
-from bot.api import add_routes
+from bot.api import ApiConfig, add_routes
 from bot.app import ServeConfig
 from bot.jobs import build_scheduler
 from bot.observability import metrics_payload
 from bot.runtime import Runtime
 from bot.slack.adapter import SlackBot, build_slack_app
 from bot.teams.adapter import TeamsBot, build_teams_app
-from bot.teams.auth import SERVE_HOST, bind_host, check_config
+from bot.teams.auth import SERVE_HOST, bind_host, check_config, is_loopback
 from retrieval.db import ping
 
 log = logging.getLogger(__name__)
@@ -55,14 +56,15 @@ async def metrics(request: web.Request) -> web.Response:
     return web.Response(body=body, headers={"Content-Type": content_type})
 
 
-def build_web_app(runtime: Runtime, slack: SlackBot | None = None, teams: TeamsBot | None = None) -> web.Application:
+def build_web_app(runtime: Runtime, slack: SlackBot | None = None, teams: TeamsBot | None = None,
+                  api: ApiConfig | None = None) -> web.Application:
     """The aiohttp application with every route of the server (Slack's and Teams' when given)."""
     app = web.Application()
     app[RUNTIME] = runtime
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics)
-    add_routes(app, runtime.answerer)
+    add_routes(app, runtime.answerer, api)
     if slack is not None:
         app.router.add_post("/slack/events", slack.handle)
     if teams is not None:
@@ -98,7 +100,8 @@ async def run_server(runtime: Runtime, config: ServeConfig) -> None:
         slack = build_slack_app(config.slack, runtime.answerer) if config.slack is not None else None
         teams = build_teams_app(config.teams, runtime.answerer) if config.teams is not None else None
         app_token = config.slack.app_token if config.slack is not None else ""
-        runner = web.AppRunner(build_web_app(runtime, slack if slack and not app_token else None, teams))
+        api = replace(config.api, require_key=not is_loopback(host))  # beyond loopback, only with a key
+        runner = web.AppRunner(build_web_app(runtime, slack if slack and not app_token else None, teams, api))
         await runner.setup()
         await web.TCPSite(runner, host, config.port).start()
         if teams is not None:

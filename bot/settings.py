@@ -27,6 +27,21 @@ class SyncSource(BaseModel):
     pull: bool = True
 
 
+class RestrictedSource(BaseModel):
+    """A source only some conversations and groups may see."""
+
+    allowed_channels: list[str] = Field(default_factory=list)
+    allowed_groups: list[str] = Field(default_factory=list)
+
+
+class ApiKey(BaseModel):
+    """A bearer key of the HTTP API, scoped to sources (None: any) and carrying groups."""
+
+    key: SecretStr
+    sources: list[str] | None = None
+    groups: list[str] = Field(default_factory=list)
+
+
 class Settings(BaseSettings):
     """Every knob of runbook-bot. Only this module reads the environment."""
 
@@ -147,6 +162,12 @@ class Settings(BaseSettings):
     teams_channel_rate_limit: int = Field(default=30, ge=0, description="Questions per conversation a minute; 0 = off")
 
     # Server
+    restricted_sources: dict[str, RestrictedSource] = Field(
+        default_factory=dict, description='JSON {"security": {"allowed_channels": ["C1"], "allowed_groups": ["secops"]}}')
+    access_groups: dict[str, list[str]] = Field(
+        default_factory=dict, description='JSON {"secops": ["U123", "C456"]}: members (user or channel ids, API key names)')
+    api_keys: dict[str, ApiKey] = Field(
+        default_factory=dict, description='JSON {"grafana": {"key": "...", "sources": ["examples"], "groups": []}}')
     port: int = Field(default=3000, ge=1, le=65535)
     log_level: str = "INFO"
     log_format: Literal["text", "json"] = Field(default="text", description="json: one object per line")
@@ -176,7 +197,7 @@ class Settings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """Every configured secret, for redaction from answers."""
-        values = [getattr(self, n) for n in type(self).model_fields]
+        values = [getattr(self, n) for n in type(self).model_fields] + [k.key for k in self.api_keys.values()]
         return [v.get_secret_value() for v in values if isinstance(v, SecretStr) and v.get_secret_value()]
 
     def database_dsn(self) -> str | None:
@@ -194,6 +215,10 @@ class Settings(BaseSettings):
                 value = "********" if value.get_secret_value() else ""
             elif isinstance(value, Path):
                 value = str(value)
+            elif name == "api_keys":
+                value = {n: {**k.model_dump(exclude={"key"}), "key": "********"} for n, k in value.items()}
+            elif name == "restricted_sources":
+                value = {n: r.model_dump() for n, r in value.items()}
             shown[name.upper()] = value
         return shown
 

@@ -20,6 +20,7 @@ from bot.evidence import Evidence, Ledger
 from bot.filters import Filters, describe, narrowed
 from bot.llm import ToolCall, ToolSpec
 from prompts.render import render
+from retrieval.access import Visibility
 from retrieval.db import DatabaseUnavailable
 from retrieval.embed import Embedder
 from retrieval.feedback_model import FeedbackModel
@@ -100,6 +101,7 @@ class RunbookTools:
     reranker: Reranker | None = None  # cross-encoder, when configured
     show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
     pinned: tuple[str, ...] = ()  # documents the incident's alert links to: searches put them first
+    visibility: Visibility | None = None  # what the asker may see (restricted runbooks); None: everything
     ledger: Ledger = field(default_factory=Ledger)
     _ran: dict[tuple[str, int, SearchFilters | None], SearchResult] = field(default_factory=dict, repr=False)
 
@@ -178,6 +180,8 @@ class RunbookTools:
         """The one search entry of an answer, for the tool and the extractive plan alike: with this
         answer's ranking (config, votes, reranker, the alert's pinned runbooks); the same search
         twice in one answer (the model's first search, then the gate's extractive plan) runs once."""
+        if self.visibility is not None:
+            filters = replace(filters or SearchFilters(), visibility=self.visibility)
         key = (query, k, filters)
         if key not in self._ran:
             self._ran[key] = await hybrid_search(self.pool, self.embedder, query, k=k, filters=filters,
@@ -189,7 +193,8 @@ class RunbookTools:
         """A runbook's sections in order, their text made safe to show (the extractive plan's reading)."""
         t0 = asyncio.get_running_loop().time()
         try:
-            return [replace(s, text=self.show(s.text)) for s in await document_sections(self.pool, document_id)]
+            sections = await document_sections(self.pool, document_id, self.visibility)
+            return [replace(s, text=self.show(s.text)) for s in sections]
         finally:
             self.ledger.retrieval_ms += (asyncio.get_running_loop().time() - t0) * 1000
 
@@ -198,7 +203,7 @@ class RunbookTools:
     ) -> str:
         """Read the whole runbook section a chunk belongs to, when a search result is cut short
         (for example steps or commands continue past the chunk). Cite it with the same id."""
-        section = await fetch_parent_section(self.pool, chunk_id)
+        section = await fetch_parent_section(self.pool, chunk_id, self.visibility)
         if section is None:
             raise ToolError(f"no chunk c{chunk_id}; use an id shown by hybrid_search")
         text = self.show(section.text)
@@ -213,10 +218,10 @@ class RunbookTools:
         by section, each section headed by the citation id to use for it. Long runbooks are cut
         to the tool output budget: prefer hybrid_search and fetch_parent_section."""
         key: int | str = int(doc) if doc.strip().isdigit() else doc.strip()
-        runbook = await get_runbook(self.pool, key)
+        runbook = await get_runbook(self.pool, key, self.visibility)
         if runbook is None:
             raise ToolError(f"no runbook {doc!r}; use a document id or path from hybrid_search")
-        sections = await document_sections(self.pool, runbook.document_id)
+        sections = await document_sections(self.pool, runbook.document_id, self.visibility)
         tags = ", ".join(map(str, runbook.metadata.get("tags") or [])) or "none"
         head = self.show(f"runbook {runbook.title} (doc {runbook.document_id}, {runbook.path}; tags: {tags})")
         blocks: list[tuple[Evidence, str] | str] = []

@@ -19,6 +19,7 @@ from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
 from retrieval import db, lexical, store
+from retrieval.access import literal
 from retrieval.search_types import SearchFilters
 
 Row = tuple[Any, ...]
@@ -47,21 +48,19 @@ _active: weakref.WeakKeyDictionary[AsyncConnectionPool, store.IndexVersion] = we
 
 
 def filter_clause(filters: SearchFilters | None) -> sql.Composable:
-    """The WHERE fragment for metadata pre-filters (on d = documents, src = sources)."""
+    """The WHERE fragment for metadata pre-filters (on d = documents, src = sources), the caller's
+    visibility among them."""
     if filters is None or filters.is_empty():
         return sql.SQL("true")
     parts: list[sql.Composable] = []
     if filters.sources:
-        parts.append(sql.SQL("src.name = ANY({})").format(sql.Literal(list(filters.sources))))
+        parts.append(sql.SQL("src.name = ANY({})").format(literal(list(filters.sources))))
     if filters.paths:
-        parts.append(sql.SQL("d.path = ANY({})").format(sql.Literal(list(filters.paths))))
+        parts.append(sql.SQL("d.path = ANY({})").format(literal(list(filters.paths))))
     for key, values in (("service", filters.services), ("environment", filters.environments)):
         if values:
-            parts.append(
-                sql.SQL("lower(d.metadata->>{}) = ANY({})").format(
-                    sql.Literal(key), sql.Literal([v.lower() for v in values])
-                )
-            )
+            parts.append(sql.SQL("lower(d.metadata->>{}) = ANY({})").format(
+                sql.Literal(key), literal([v.lower() for v in values])))
     if filters.tags:
         # Front matter keeps tags as written: any case, a list or a single string.
         parts.append(
@@ -69,8 +68,10 @@ def filter_clause(filters: SearchFilters | None) -> sql.Composable:
                 "EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE jsonb_typeof(d.metadata->'tags')"
                 " WHEN 'array' THEN d.metadata->'tags' WHEN 'string' THEN jsonb_build_array(d.metadata->'tags')"
                 " ELSE '[]'::jsonb END) AS t(tag) WHERE lower(t.tag) = ANY({}))"
-            ).format(sql.Literal([t.lower() for t in filters.tags]))
+            ).format(literal([t.lower() for t in filters.tags]))
         )
+    if filters.visibility is not None:
+        parts.append(filters.visibility.clause())
     return sql.SQL(" AND ").join(parts)
 
 

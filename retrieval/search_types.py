@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Sequence
 
+from retrieval.access import Visibility
+
 if TYPE_CHECKING:
     from retrieval.ranking import DocumentFeatures
 
@@ -22,10 +24,12 @@ class SearchFilters:
     environments: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()  # only these documents (a runbook an alert links to)
+    visibility: Visibility | None = None  # what the caller may see (restricted runbooks); None: everything
 
     def is_empty(self) -> bool:
         """True when no field filters anything."""
-        return not (self.sources or self.services or self.environments or self.tags or self.paths)
+        return not (self.sources or self.services or self.environments or self.tags or self.paths
+                    or self.visibility is not None)
 
 
 @dataclass(frozen=True)

@@ -8,17 +8,40 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from psycopg import sql
 from psycopg_pool import AsyncConnectionPool
 
+from retrieval.access import Visibility
 from retrieval.links import document_link
 
 _SECTIONS_SQL = """
 SELECT s.id, min(c.id) AS first_chunk, s.heading_path, s.text, s.token_count
 FROM sections s JOIN chunks c ON c.section_id = s.id
-WHERE s.document_id = %(doc)s
+JOIN documents d ON d.id = s.document_id JOIN sources src ON src.id = d.source_id
+WHERE s.document_id = %(doc)s AND {visible}
 GROUP BY s.id
 ORDER BY s.position
 """
+_PARENT_SQL = """
+SELECT s.id, d.id, d.path, d.title, s.heading_path, s.text, s.token_count, src.name, src.base_url
+FROM chunks c JOIN sections s ON s.id = c.section_id
+JOIN documents d ON d.id = c.document_id JOIN sources src ON src.id = d.source_id
+WHERE c.id = %(chunk)s AND {visible}
+"""
+# A path may omit the source root: "disk-full.md" finds "runbooks/disk-full.md" (compared as text,
+# so `%` and `_` in it are not wildcards).
+_RUNBOOK_SQL = """
+SELECT d.id, d.path, d.title, src.name, d.metadata, d.body, d.updated_at, src.base_url
+FROM documents d JOIN sources src ON src.id = d.source_id
+WHERE {where} AND {visible}
+ORDER BY length(d.path) LIMIT 1
+"""
+_BY_ID = "d.id = %(doc)s"
+_BY_PATH = "(d.path = %(doc)s OR right(d.path, length(%(doc)s) + 1) = '/' || %(doc)s)"
+
+
+def _visible(visibility: Visibility | None) -> sql.Composable:
+    return visibility.clause() if visibility is not None else sql.SQL("true")
 
 
 @dataclass(frozen=True)
@@ -32,10 +55,12 @@ class DocumentSection:
     token_count: int
 
 
-async def document_sections(pool: AsyncConnectionPool, document_id: int) -> list[DocumentSection]:
-    """The sections of a document that have chunks, in document order."""
+async def document_sections(pool: AsyncConnectionPool, document_id: int,
+                            visibility: Visibility | None = None) -> list[DocumentSection]:
+    """The sections of a document that have chunks, in document order (none when it is not visible)."""
+    query = sql.SQL(_SECTIONS_SQL).format(visible=_visible(visibility))
     async with pool.connection() as conn:
-        cur = await conn.execute(_SECTIONS_SQL, {"doc": document_id})
+        cur = await conn.execute(query, {"doc": document_id})
         rows = await cur.fetchall()
     return [DocumentSection(sid, cid, tuple(h or ()), text, tokens) for sid, cid, h, text, tokens in rows]
 
@@ -83,16 +108,12 @@ class Runbook:
         return document_link(self.base_url, self.path, heading)
 
 
-async def fetch_parent_section(pool: AsyncConnectionPool, chunk_id: int) -> SectionText | None:
-    """The parent section of a chunk (search small, read large), or None if unknown."""
+async def fetch_parent_section(pool: AsyncConnectionPool, chunk_id: int,
+                               visibility: Visibility | None = None) -> SectionText | None:
+    """The parent section of a chunk (search small, read large), or None if unknown or not visible."""
+    query = sql.SQL(_PARENT_SQL).format(visible=_visible(visibility))
     async with pool.connection() as conn:
-        cur = await conn.execute(
-            "SELECT s.id, d.id, d.path, d.title, s.heading_path, s.text, s.token_count, src.name, src.base_url"
-            " FROM chunks c JOIN sections s ON s.id = c.section_id"
-            " JOIN documents d ON d.id = c.document_id JOIN sources src ON src.id = d.source_id WHERE c.id = %s",
-            (chunk_id,),
-        )
-        row = await cur.fetchone()
+        row = await (await conn.execute(query, {"chunk": chunk_id})).fetchone()
     if row is None:
         return None
     heading = tuple(row[4] or ())
@@ -100,25 +121,18 @@ async def fetch_parent_section(pool: AsyncConnectionPool, chunk_id: int) -> Sect
                        link=document_link(row[8], row[2], heading))
 
 
-async def get_runbook(pool: AsyncConnectionPool, doc: int | str) -> Runbook | None:
-    """A whole runbook by document id or path (a path may omit the source root)."""
-    where = "d.id = %s" if isinstance(doc, int) else "(d.path = %s OR d.path LIKE '%%/' || %s)"
-    args: tuple[Any, ...] = (doc,) if isinstance(doc, int) else (doc, doc)
+async def get_runbook(pool: AsyncConnectionPool, doc: int | str, visibility: Visibility | None = None) -> Runbook | None:
+    """A whole runbook by document id or path (a path may omit the source root), or None if unknown
+    or not visible."""
+    where = _BY_ID if isinstance(doc, int) else _BY_PATH
+    query = sql.SQL(_RUNBOOK_SQL).format(where=sql.SQL(where), visible=_visible(visibility))
     async with pool.connection() as conn:
-        cur = await conn.execute(
-            "SELECT d.id, d.path, d.title, src.name, d.metadata, d.body, d.updated_at, src.base_url"
-            " FROM documents d JOIN sources src ON src.id = d.source_id"
-            f" WHERE {where} ORDER BY length(d.path) LIMIT 1",
-            args,
-        )
-        row = await cur.fetchone()
+        row = await (await conn.execute(query, {"doc": doc})).fetchone()
         if row is None:
             return None
         sections = await (
-            await conn.execute(
-                "SELECT id, heading_path FROM sections WHERE document_id = %s ORDER BY position",
-                (row[0],),
-            )
+            await conn.execute("SELECT id, heading_path FROM sections WHERE document_id = %s ORDER BY position",
+                               (row[0],))
         ).fetchall()
     return Runbook(document_id=row[0], path=row[1], title=row[2], source=row[3], metadata=row[4], body=row[5],
                    updated_at=row[6], sections=[(sid, tuple(h or ())) for sid, h in sections], base_url=row[7])

@@ -111,3 +111,13 @@ async def test_llm_answer_through_the_api(examples_pool, embedder) -> None:
         assert body["sources"][0]["chunk_id"] in body["trace"]["retrieved_chunk_ids"]
     finally:
         await c.close()
+
+
+async def test_filter_values_with_percent_signs_or_nul_are_plain_values(client: TestClient) -> None:
+    """`%` is no placeholder and NUL no crash: such a filter simply matches no runbook."""
+    for filters in ({"service": ["50%"]}, {"source": ["%"]}, {"tags": ["disk\u0000"]}, {"environment": ["%(x)s"]}):
+        response = await client.post("/api/rag/ask", json={"question": DISK, "filters": filters})
+        assert response.status in (200, 400), (filters, response.status, await response.text())
+        if response.status == 200:
+            body = await response.json()
+            assert body["abstained"] or body["sources"][0]["path"] != "disk-full.md" or filters == {"tags": ["disk\u0000"]}

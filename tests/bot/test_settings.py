@@ -74,3 +74,18 @@ def test_secret_values_feed_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LLM_API_KEY", "sk-live-abcdef123456")
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1-2-3")
     assert {"sk-live-abcdef123456", "xoxb-1-2-3"} <= set(Settings(_env_file=None).secret_values())
+
+
+def test_access_settings_from_the_environment_keep_api_keys_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.app import access_config, api_config
+
+    monkeypatch.setenv("API_KEYS", '{"grafana": {"key": "k-very-secret-1", "sources": ["examples"]}}')
+    monkeypatch.setenv("RESTRICTED_SOURCES", '{"security": {"allowed_groups": ["secops"]}}')
+    monkeypatch.setenv("ACCESS_GROUPS", '{"secops": ["U0SEC"]}')
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert "k-very-secret-1" in settings.secret_values(), "redacted from answers like every secret"
+    assert settings.masked()["API_KEYS"] == {"grafana": {"key": "********", "sources": ["examples"], "groups": []}}
+    [key] = api_config(settings).keys
+    assert (key.name, key.sources) == ("grafana", ("examples",)) and "k-very-secret-1" not in repr(key)
+    access = access_config(settings)
+    assert access.restricted_sources["security"].groups == ("secops",) and access.groups == {"secops": ("U0SEC",)}

@@ -59,9 +59,15 @@ async def _healthy(session: aiohttp.ClientSession, port: int) -> None:
 
 async def test_serve_over_http(fake: FakeSlackAPI, examples_pool, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     port = _free_port()
-    settings = slack_settings(fake, database_url=examples_pool.conninfo, port=port, runbook_bot_home=tmp_path)
+    settings = slack_settings(fake, database_url=examples_pool.conninfo, port=port, runbook_bot_home=tmp_path,
+                              api_keys={"ops": {"key": "k-ops-1"}})
     async with serving(settings), aiohttp.ClientSession() as session:
         await _healthy(session, port)
+        ask = f"http://127.0.0.1:{port}/api/rag/ask"
+        async with session.post(ask, json={"question": "disk full"}) as resp:
+            assert resp.status == 401, "serve listens beyond loopback: the API needs a key"
+        async with session.post(ask, json={"question": "disk full"}, headers={"Authorization": "Bearer k-ops-1"}) as resp:
+            assert resp.status == 200 and (await resp.json())["sources"][0]["path"] == "disk-full.md"
         body = command_body("disk full on /var/lib/docker", response_url=fake.response_url())
         async with session.post(f"http://127.0.0.1:{port}/slack/events", data=body.encode(),
                                 headers={"Content-Type": FORM, **sign(body)}) as resp:
