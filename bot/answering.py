@@ -18,12 +18,15 @@ from bot.evidence import Ledger
 from bot.guarding import guard_answer, guard_chunk
 from bot.llm import LLM
 from bot.records.answers import record_answer
+from bot.records.corrections import NewCorrection, add_correction
 from bot.observability import AGENT_OUTCOMES, CITATIONS, CITED_RELEVANCE, COST, FINDINGS, QUESTIONS, TOKENS, TOOL_CALLS, observe_stage
 from bot.tools import RunbookTools, ToolLimits
 from guardrails import Policy
 from guardrails.inputs import normalise_question
 from retrieval.access import visibility
-from retrieval.embed import Embedder
+from retrieval.corrections import Chosen, CorrectionsCache, choose
+from retrieval.embed import Embedder, embed_query
+from retrieval.sections import get_runbook
 from retrieval.feedback_model import FeedbackModel
 from retrieval.links import linked_documents
 from retrieval.search_types import Reranker, SearchConfig
@@ -53,6 +56,7 @@ class Answerer:
     weights: WeightsCache | None = None  # feedback weights, re-read when a new version is active
     reranker: Reranker | None = None
     access: AccessConfig = field(default_factory=AccessConfig)  # restricted runbooks and who may see them
+    corrections: CorrectionsCache | None = None  # engineers' "this runbook was right", None: not applied
 
     async def answer(self, question: str, context: IncidentContext | None = None) -> Answer:
         """Validate the question, run the agent, apply the guardrails, log and store the answer."""
@@ -61,11 +65,15 @@ class Answerer:
         if checked.empty:
             raise EmptyQuestion(messages.EMPTY_QUESTION)
         started = time.perf_counter()
+        chosen = await self._corrected(checked.text, context)
+        pinned = await self._linked(context)
+        if chosen is not None:
+            pinned = (chosen.path, *(p for p in pinned if p != chosen.path))
         ledger = Ledger()
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
                              limits=self.tool_limits, feedback=await self._feedback(), reranker=self.reranker,
                              show=lambda text: guard_chunk(text, secrets=self.secrets),
-                             pinned=await self._linked(context), ledger=ledger,
+                             pinned=pinned, ledger=ledger,
                              visibility=await visibility(self.pool, self.access.audience(context),
                                                          self.access.restricted_sources))
         try:
@@ -77,11 +85,48 @@ class Answerer:
                               system_prompt=system_prompt(self.limits))
         if checked.truncated:
             answer.notes.append(messages.QUESTION_TRUNCATED.format(limit=self.max_question_chars))
+        if chosen is not None and answer.sources and not answer.abstained and answer.sources[0].path == chosen.path:
+            others = messages.CORRECTED_OTHERS.format(count=chosen.backers) if chosen.backers > 1 else ""
+            answer.notes.insert(0, messages.CORRECTED.format(by=chosen.by, date=chosen.at.date().isoformat(),
+                                                             others=others))
         answer_id = await self._store(answer, context)
         total_ms = (time.perf_counter() - started) * 1000
         _observe(answer, context, ledger, total_ms)
         _log(answer, context, answer_id, total_ms)
         return answer
+
+    async def _corrected(self, question: str, context: IncidentContext) -> Chosen | None:
+        """The runbook engineers' corrections put first for this question, if any applies."""
+        if self.corrections is None:
+            return None
+        try:
+            found = await self.corrections.current()
+            if not found:
+                return None
+            vector = await embed_query(self.embedder, context.search_query(question))
+            return choose(found, context.alert.get("alertname"), vector)
+        except Exception:  # answering without corrections beats not answering
+            log.exception("could not read the corrections; answering without them")
+            return None
+
+    async def correct(self, given: str, question: str, context: IncidentContext, *, platform: str, user_id: str,
+                      user_name: str | None = None, answer_id: int | None = None) -> str | None:
+        """Record that the runbook `given` (a path or a link) answers `question` in `context`; the
+        runbook's path, or None when it names no runbook the asker may see."""
+        found = await linked_documents(self.pool, [given.strip()])
+        if not found:
+            return None
+        seen = await visibility(self.pool, self.access.audience(context), self.access.restricted_sources)
+        if await get_runbook(self.pool, found[0], seen) is None:
+            return None
+        asked = context.search_query(question)
+        correction = NewCorrection(platform=platform, user_id=user_id, user_name=user_name, question=asked,
+                                   path=found[0], channel=context.channel, answer_id=answer_id,
+                                   alertname=context.alert.get("alertname"), labels=dict(context.alert))
+        await add_correction(self.pool, correction, await embed_query(self.embedder, asked))
+        if self.corrections is not None:
+            self.corrections.invalidate()
+        return found[0]
 
     async def _linked(self, context: IncidentContext) -> tuple[str, ...]:
         """The runbooks of the corpus that the incident's alert links to."""

@@ -23,6 +23,7 @@ from bot.tools import ToolLimits
 from guardrails import load_policy
 from retrieval import db
 from retrieval.access import SourceRule
+from retrieval.corrections import CorrectionsCache
 from retrieval.embed import CachedEmbedder, Embedder, local_embedder
 from retrieval.ingest import IngestOptions
 from retrieval.rerank import make_reranker
@@ -93,6 +94,7 @@ def make_answerer(settings: Settings, pool: AsyncConnectionPool, embedder: Embed
         record=settings.record_answers,
         weights=WeightsCache(pool, ttl_s=settings.feedback_cache_s) if settings.feedback_enabled else None,
         access=access_config(settings),
+        corrections=CorrectionsCache(pool, ttl_s=settings.feedback_cache_s) if settings.feedback_enabled else None,
     )
 
 

@@ -37,6 +37,8 @@ INTERNAL_ERROR = "Something went wrong while answering; the error was logged (re
 API_KEY_REQUIRED = ("This API needs a key: send `Authorization: Bearer <key>` with a key from API_KEYS "
                     "(the server listens beyond loopback).")
 API_BAD_KEY = "Unknown API key."
+CORRECTED = "This follows a correction: {by} said on {date} that this runbook answers it{others}."
+CORRECTED_OTHERS = " ({count} engineers agree)"
 
 # Slack (mrkdwn)
 SLACK_SEARCHING = ":hourglass_flowing_sand: Searching runbooks…"

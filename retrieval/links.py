@@ -47,7 +47,8 @@ async def linked_documents(pool: AsyncConnectionPool, urls: Sequence[str]) -> li
             continue
         path, stem, folders = key
         async with pool.connection() as conn:
-            cur = await conn.execute(_SQL, {"path": path, "stem": stem if stem not in _GENERIC else "\x00",
+            # A generic name (README) names no single runbook: "-" matches no normalised stem.
+            cur = await conn.execute(_SQL, {"path": path, "stem": stem if stem not in _GENERIC else "-",
                                             "folders": folders})
             rows = await cur.fetchall()
         suffix = [p for p, by_suffix, _ in rows if by_suffix]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from bot.app import make_embedder, open_runtime, search_config
+from bot.records.corrections import list_corrections, withdraw_correction
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import CachedEmbedder
@@ -18,7 +19,7 @@ from retrieval.weights import explain, load_active, recompute
 if TYPE_CHECKING:
     from bot.measure.replay import ReplayOptions
 
-feedback_app = typer.Typer(no_args_is_help=True, help="Feedback weights: recompute, show, replay.")
+feedback_app = typer.Typer(no_args_is_help=True, help="Feedback weights and corrections: recompute, show, undo, replay.")
 
 
 def _settings() -> Settings:
@@ -47,23 +48,27 @@ def recompute_cmd() -> None:
     typer.echo(json.dumps(_run(_recompute(_settings())), indent=2, default=str))
 
 
-async def _show(settings: Settings, top: int) -> dict[str, Any]:
+async def _show(settings: Settings, top: int, withdrawn: bool) -> dict[str, Any]:
     runtime = await open_runtime(settings)
     try:
         model = await load_active(runtime.pool)
-        return {"version": model.version, "lexical_weight": model.lexical_weight, **explain(model, top)}
+        corrections = await list_corrections(runtime.pool, withdrawn=withdrawn, limit=top)
+        return {"version": model.version, "lexical_weight": model.lexical_weight, **explain(model, top),
+                "corrections": corrections}
     finally:
         await runtime.close()
 
 
 @feedback_app.command("show")
-def show_cmd(top: int = typer.Option(10, min=1, help="How many boosts and penalties"),
+def show_cmd(top: int = typer.Option(10, min=1, help="How many boosts, penalties and corrections"),
+             withdrawn: bool = typer.Option(False, "--withdrawn", help="List withdrawn corrections too"),
              as_json: bool = typer.Option(False, "--json")) -> None:
-    """Explain the active weights: the strongest boosts and penalties."""
-    shown = _run(_show(_settings(), top))
+    """Explain the active weights (the strongest boosts and penalties) and list the corrections."""
+    shown = _run(_show(_settings(), top, withdrawn))
     if as_json:
         typer.echo(json.dumps(shown, indent=2, default=str))
         return
+    typer.echo(_corrections_text(shown["corrections"]))
     if shown["version"] is None:
         typer.echo("no feedback weights yet: run `runbook-bot feedback recompute` after votes arrive")
         return
@@ -73,6 +78,35 @@ def show_cmd(top: int = typer.Option(10, min=1, help="How many boosts and penalt
         for r in rows:
             typer.echo(f"  {r['boost']:+.4f}  {r['path']} [{r['text_hash']}]  up {r['up']} down {r['down']}"
                        f" (helpful {r['helpful']})")
+
+
+def _corrections_text(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no corrections"
+    lines = ["corrections (newest first; `runbook-bot feedback undo ID` withdraws one):"]
+    for r in rows:
+        state = f"  [withdrawn: {r['withdrawn_why']}]" if r["withdrawn_at"] else ""
+        alert = f" alert {r['alertname']}" if r["alertname"] else ""
+        lines.append(f"  #{r['id']} {r['created_at']:%Y-%m-%d %H:%M} {r['user_name'] or r['user_id']}{alert}: "
+                     f"{r['question'][:80]!r} -> {r['path']}{state}")
+    return "\n".join(lines) + "\n"
+
+
+async def _undo(settings: Settings, correction_id: int) -> bool:
+    runtime = await open_runtime(settings)
+    try:
+        return await withdraw_correction(runtime.pool, correction_id, "withdrawn from the command line")
+    finally:
+        await runtime.close()
+
+
+@feedback_app.command("undo")
+def undo_cmd(correction_id: int = typer.Argument(..., help="A correction's id, from `feedback show`")) -> None:
+    """Withdraw a correction: its runbook is no longer put first for its question and alert."""
+    if not _run(_undo(_settings(), correction_id)):
+        typer.echo(f"error: no correction #{correction_id} in force", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"correction #{correction_id} withdrawn")
 
 
 async def _replay(settings: Settings, corpus: Path, queries_file: Path, options: ReplayOptions) -> dict[str, Any]:

@@ -142,3 +142,25 @@ def test_sync_and_stale_run_the_serve_jobs_once(env: dict[str, str], tmp_path: P
     stale = run(["report", "stale", "--days", "1", "--json"], env)
     assert stale.returncode == 0, stale.stderr
     assert json.loads(stale.stdout)["stale"] == [], "every runbook was just ingested"
+
+
+async def test_feedback_show_lists_corrections_and_undo_withdraws_them(env: dict[str, str]) -> None:
+    import numpy as np
+
+    from bot.records.corrections import NewCorrection, add_correction
+    from retrieval import db
+
+    assert run(["ingest", str(EXAMPLES), "--source", "examples"], env).returncode == 0
+    pool = await db.open_pool(env["DATABASE_URL"], min_size=1, max_size=1)
+    try:
+        cid = await add_correction(pool, NewCorrection(platform="slack", user_id="U1", user_name="ann",
+                                                       question="disk full", path="oom-killed.md",
+                                                       alertname="NodeFilesystemAlmostFull"), np.ones(4))
+    finally:
+        await pool.close()
+    shown = run(["feedback", "show"], env)
+    assert shown.returncode == 0 and f"#{cid}" in shown.stdout and "-> oom-killed.md" in shown.stdout, shown.stdout
+    assert run(["feedback", "undo", str(cid)], env).returncode == 0
+    assert run(["feedback", "undo", str(cid)], env).returncode == 2, "already withdrawn"
+    listed = json.loads(run(["feedback", "show", "--json", "--withdrawn"], env).stdout)
+    assert [c["withdrawn_why"] for c in listed["corrections"]] == ["withdrawn from the command line"]
