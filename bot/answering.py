@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from psycopg_pool import AsyncConnectionPool
 
@@ -26,10 +26,11 @@ from guardrails.inputs import normalise_question
 from retrieval.access import visibility
 from retrieval.corrections import Chosen, CorrectionsCache, choose
 from retrieval.embed import Embedder, embed_query
+from retrieval.search import hybrid_search
 from retrieval.sections import get_runbook
 from retrieval.feedback_model import FeedbackModel
 from retrieval.links import linked_documents
-from retrieval.search_types import Reranker, SearchConfig
+from retrieval.search_types import Reranker, SearchConfig, SearchFilters
 from retrieval.weights import WeightsCache
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,17 @@ class Answerer:
         except Exception:  # answering without corrections beats not answering
             log.exception("could not read the corrections; answering without them")
             return None
+
+    async def alternatives(self, question: str, context: IncidentContext, *, shown: str | None = None,
+                           n: int = 5) -> list[tuple[str, str]]:
+        """The runbooks closest to a question, as (path, title), other than the one `shown`: the
+        choices a 👎 offers."""
+        seen = await visibility(self.pool, self.access.audience(context), self.access.restricted_sources)
+        filters = replace(context.filters or SearchFilters(), visibility=seen) if seen is not None else context.filters
+        result = await hybrid_search(self.pool, self.embedder, context.search_query(question), k=4 * n,
+                                     filters=filters, config=self.search_config)
+        titles = {h.document_path: h.document_title for h in result.chunks if h.document_path != shown}
+        return list(titles.items())[:n]
 
     async def correct(self, given: str, question: str, context: IncidentContext, *, platform: str, user_id: str,
                       user_name: str | None = None, answer_id: int | None = None) -> str | None:

@@ -17,6 +17,7 @@ from retrieval.embed import CachedEmbedder
 from retrieval.weights import explain, load_active, recompute
 
 if TYPE_CHECKING:
+    from bot.measure.corrections_replay import CorrectionOptions
     from bot.measure.replay import ReplayOptions
 
 feedback_app = typer.Typer(no_args_is_help=True, help="Feedback weights and corrections: recompute, show, undo, replay.")
@@ -109,6 +110,20 @@ def undo_cmd(correction_id: int = typer.Argument(..., help="A correction's id, f
     typer.echo(f"correction #{correction_id} withdrawn")
 
 
+async def _replay_corrections(settings: Settings, corpus: Path, queries_file: Path,
+                              options: CorrectionOptions) -> dict[str, Any]:
+    from bot.app import make_answerer
+    from bot.measure.corrections_replay import replay_corrections
+    from bot.measure.databases import ingested_corpus
+    from bot.measure.evaluate import load_queries
+
+    queries = load_queries(queries_file)
+    embedder = CachedEmbedder(make_embedder(settings), size=8192)
+    quiet = settings.model_copy(update={"llm_model": None})  # the extractive answers: what recurs is the ranking
+    async with ingested_corpus(settings, embedder, corpus, "corrections") as pool:
+        return await replay_corrections(make_answerer(quiet, pool, embedder, None), queries, options)
+
+
 async def _replay(settings: Settings, corpus: Path, queries_file: Path, options: ReplayOptions) -> dict[str, Any]:
     from bot.measure.databases import ingested_corpus
     from bot.measure.evaluate import load_queries
@@ -126,10 +141,26 @@ def replay_cmd(
     queries: Path = typer.Option(..., exists=True, dir_okay=False, help="queries.jsonl"),
     wrong_votes: float = typer.Option(0.15, min=0.0, max=0.5, help="Share of votes that contradict ground truth"),
     seed: int = typer.Option(7),
+    corrections: bool = typer.Option(False, "--corrections", help="Replay 👎 with corrections on recurring alerts"),
     as_json: bool = typer.Option(False, "--json", help="Last stdout line: the figures as JSON"),
 ) -> None:
-    """Simulate votes on half the queries, recompute weights, measure the held-out half before/after."""
+    """Simulate votes on half the queries, recompute weights, measure the held-out half before/after;
+    with --corrections, engineers also name the right runbook and the alerts recur."""
     from bot.measure.replay import ReplayOptions
+
+    if corrections:
+        from bot.measure.corrections_replay import CorrectionOptions
+
+        found = _run(_replay_corrections(_settings(), corpus, queries,
+                                         CorrectionOptions(seed=seed, wrong_vote_rate=wrong_votes)))
+        b, a = found["before"], found["after"]
+        typer.echo(f"{found['alerts']} alerts fire twice, {found['unrelated_queries']} unrelated queries; round 1: "
+                   + ", ".join(f"{v} {k}" for k, v in found["round1"].items()))
+        for name in ("recurrences", "reworded", "unrelated"):
+            typer.echo(f"recall@1 {name}: {b[name]:.3f} -> {a[name]:.3f}")
+        if as_json:
+            typer.echo(json.dumps(found, separators=(",", ":"), default=str))
+        return
 
     result = _run(_replay(_settings(), corpus, queries, ReplayOptions(seed=seed, wrong_vote_rate=wrong_votes)))
     b, a = result["before"], result["after"]
