@@ -9,6 +9,7 @@ from guardrails.invocation import Invocation, mask_placeholders, read_args, targ
 from guardrails.policy import Policy, Rule, default_policy
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
+from guardrails.streams import literal_output
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import expand
 
@@ -41,13 +42,29 @@ def _shape_matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
         return False
     if (rule.flags_any and not _any(view.flags, rule.flags_any)) or _any(view.flags, rule.flags_none):
         return False
-    if rule.args_any and not _any(tuple(a.lower() for a in inv.args), rule.args_any):
+    if not _args_match(rule, tuple(a.lower() for a in inv.args)):
         return False
     if rule.targets:
-        classes = {target_class(w, policy.system_paths) for w in words[len(rule.subcommand):]}
+        operands = words[len(rule.subcommand):][-1:] if rule.targets_last else words[len(rule.subcommand):]
+        classes = {target_class(w, policy.system_paths, policy.data_paths, inv.cwd) for w in operands}
         if not (classes | ({"dynamic"} if inv.dynamic else set())) & rule.targets:
             return False
     return True
+
+
+def _args_match(rule: Rule, args: tuple[str, ...]) -> bool:
+    """args_any, args_all and args_none against the lower-cased arguments."""
+    if rule.args_any and not _any(args, rule.args_any):
+        return False
+    if any(not _any(args, alternatives) for alternatives in rule.args_all):
+        return False
+    return not (rule.args_none and _any(args, rule.args_none))
+
+
+def written(inv: Invocation) -> str | None:
+    """What a command writes to its output or files: echo/printf text, else its literal stdin (tee, dd)."""
+    text = literal_output(inv) if inv.program in ("echo", "printf") else inv.stdin
+    return None if text is None else text.strip().lower()
 
 
 def matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
@@ -59,6 +76,8 @@ def matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
     if rule.program and not _any((inv.program,), rule.program):
         return False
     if rule.redirect_to and not _any(inv.redirects, rule.redirect_to):
+        return False
+    if rule.content_any and not _any((written(inv) or "\0",), rule.content_any):
         return False
     if not (rule.program or rule.redirect_to) or inv.program == "sql":
         return False

@@ -6,6 +6,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 _NUMBER = re.compile(r"^-\d+$")
 _GUARDED = re.compile(r"\$\{\w+:[?]")  # ${VAR:?} fails instead of expanding to nothing
@@ -22,7 +23,10 @@ class Invocation:
     stdin: str | None = None  # literal input: heredoc, here-string, echo piped in
     dynamic: bool = False  # operands also come from input (xargs, find -exec)
     sql: frozenset[str] = frozenset()  # statement kinds when this is SQL
-    detector: str = ""  # e.g. "fork_bomb"
+    detector: str = ""  # e.g. "fork_bomb", "remote_code"
+    stdin_from: str | None = None  # where piped input comes from: literal, file, remote, decoded, program
+    cwd: str | None = None  # working directory after an earlier `cd` on the line, when known
+    fetched: frozenset[str] = frozenset()  # files downloaded earlier on the line (curl -o F), by base name
 
 
 @dataclass(frozen=True)
@@ -67,33 +71,58 @@ def _normal(path: str) -> str:
     return posixpath.normpath(path) if path not in ("/", "//") else "/"
 
 
-def target_class(word: str, system_paths: frozenset[str]) -> str:
-    """The class of an operand: root, root_glob, home, system, wildcard, variable, dynamic or path."""
+@lru_cache(maxsize=256)
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A path pattern as a regex: `*` stays in one component, a leading `**/` or trailing `/**` spans any depth."""
+    head = pattern.startswith("**/")
+    tail = pattern.endswith("/**")
+    core = pattern[3 if head else 0:len(pattern) - 3 if tail else None]
+    body = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in core)
+    return re.compile(("(?:.*/)?" if head else "") + body + ("(?:/.*)?" if tail else ""))
+
+
+def path_matches(path: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a normalised absolute path matches one of the data path patterns."""
+    return any(_glob(p).fullmatch(path) for p in patterns)
+
+
+def _absolute(word: str, cwd: str | None) -> str:
+    """A relative operand joined to the working directory an earlier `cd` set, when known."""
+    if cwd is None or word.startswith(("/", "~", "$", "-")) or "`" in word:
+        return word
+    return posixpath.join(cwd, word)
+
+
+def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str, ...] = (),
+                 cwd: str | None = None) -> str:
+    """The class of an operand: root, root_glob, home, system, data, wildcard, variable, dynamic or path."""
     if word in ("{}", "{+}"):
         return "dynamic"
+    word = _absolute(word, cwd)
     if _HOME.match(word):
         return "home"
     if "$" in word or "`" in word:
         return "path" if _GUARDED.search(word) else "variable"
     stripped = word.rstrip("/") or "/"
-    if stripped.endswith("/*") or stripped.endswith("/.*"):
-        base, glob = stripped.rsplit("/", 1)
-        base = _normal(base or "/")
+    base = stripped
+    if stripped.endswith(("/*", "/.*")):
+        base = _normal(stripped.rsplit("/", 1)[0] or "/")
         if base == "/":
             return "root_glob"
         if base in system_paths:
             return "system"
         if base in (".", "..") or base.startswith("~"):
             return "wildcard" if base in (".", "..") else "home"
-        return "path"
-    normal = _normal(stripped)
-    if normal == "/":
-        return "root"
-    if normal in system_paths:
-        return "system"
-    if normal in (".", "..", "*", ".*", "./*") or re.fullmatch(r"[.*/]+", normal):
-        return "wildcard"
-    return "path"
+    else:
+        normal = _normal(stripped)
+        if normal == "/":
+            return "root"
+        if normal in system_paths:
+            return "system"
+        if normal in (".", "..", "*", ".*", "./*") or re.fullmatch(r"[.*/]+", normal):
+            return "wildcard"
+        base = normal
+    return "data" if base.startswith("/") and path_matches(base, data_paths) else "path"
 
 
 _PLACEHOLDER = re.compile(r"<([A-Za-z][\w.:/-]*)>")

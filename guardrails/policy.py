@@ -21,8 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from guardrails.verdict import Severity
 
 Override = Literal["block", "warn", "info", "off"]
-TargetClass = Literal["root", "root_glob", "home", "system", "wildcard", "variable", "dynamic", "path"]
-Detector = Literal["fork_bomb"]
+TargetClass = Literal["root", "root_glob", "home", "system", "data", "wildcard", "variable", "dynamic", "path"]
+Detector = Literal["fork_bomb", "remote_code", "encoded_code", "opaque_command"]
+Effect = Literal["destroys_data", "destroys_storage", "takes_down", "runs_unreviewed_code", "weakens_security",
+                 "cannot_tell"]
 
 
 class PolicyError(ValueError):
@@ -38,6 +40,7 @@ class RuleSpec(BaseModel):
     severity: Severity
     reason: str
     safer: str | None = None
+    effect: Effect | None = Field(None, description="What running the command does")
     group: str | None = Field(None, description="Rules of one group: only the worst match is reported")
     program: list[str] = Field(default_factory=list, description="Program names (fnmatch patterns)")
     subcommand: list[str | list[str]] = Field(default_factory=list, description="Leading positional words")
@@ -45,7 +48,13 @@ class RuleSpec(BaseModel):
     flags_any: list[str] = Field(default_factory=list)
     flags_none: list[str] = Field(default_factory=list)
     args_any: list[str] = Field(default_factory=list, description="Any argument matches (case-insensitive)")
+    args_all: list[str | list[str]] = Field(default_factory=list,
+                                            description="Each entry (a pattern or alternatives) matches an argument")
+    args_none: list[str] = Field(default_factory=list, description="No argument matches (case-insensitive)")
+    content_any: list[str] = Field(default_factory=list, description="What the command writes (echo/printf text, "
+                                                                     "or its literal stdin) matches")
     targets: list[TargetClass] = Field(default_factory=list, description="Any operand is of these classes")
+    targets_last: bool = Field(False, description="Only the last operand is classified (a destination)")
     redirect_to: list[str] = Field(default_factory=list, description="An output redirect goes there")
     sql: list[str] = Field(default_factory=list, description="SQL statement kinds")
     detector: Detector | None = None
@@ -65,6 +74,7 @@ class PolicyFile(BaseModel):
 
     version: Literal[1] = 1
     system_paths: list[str] = Field(default_factory=list)
+    data_paths: list[str] = Field(default_factory=list)
     dry_run_flags: list[str] = Field(default_factory=list)
     aliases: dict[str, dict[str, str]] = Field(default_factory=dict)
     value_options: dict[str, list[str]] = Field(default_factory=dict)
@@ -83,13 +93,18 @@ class Rule:
     reason: str
     safer: str | None
     group: str
+    effect: str | None = None
     program: tuple[str, ...] = ()
     subcommand: tuple[tuple[str, ...], ...] = ()
     flags_all: tuple[str, ...] = ()
     flags_any: tuple[str, ...] = ()
     flags_none: tuple[str, ...] = ()
     args_any: tuple[str, ...] = ()
+    args_all: tuple[tuple[str, ...], ...] = ()
+    args_none: tuple[str, ...] = ()
+    content_any: tuple[str, ...] = ()
     targets: frozenset[str] = frozenset()
+    targets_last: bool = False
     redirect_to: tuple[str, ...] = ()
     sql: frozenset[str] = frozenset()
     detector: str | None = None
@@ -98,10 +113,11 @@ class Rule:
 
 @dataclass(frozen=True)
 class Policy:
-    """Rules plus the vocabulary needed to read command lines (aliases, options taking values)."""
+    """Rules plus the vocabulary needed to read command lines (aliases, options taking values, paths)."""
 
     rules: tuple[Rule, ...]
     system_paths: frozenset[str] = frozenset()
+    data_paths: tuple[str, ...] = ()
     dry_run_flags: tuple[str, ...] = ()
     aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     value_options: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -140,10 +156,13 @@ def _check_known(ids: Mapping[str, object] | list[str], rules: tuple[Rule, ...],
 def _compile(spec: RuleSpec) -> Rule:
     return Rule(
         id=spec.id, severity=spec.severity, reason=spec.reason.strip(), safer=spec.safer,
-        group=spec.group or spec.id, program=tuple(spec.program),
+        group=spec.group or spec.id, effect=spec.effect, program=tuple(spec.program),
         subcommand=tuple((s,) if isinstance(s, str) else tuple(s) for s in spec.subcommand),
         flags_all=tuple(spec.flags_all), flags_any=tuple(spec.flags_any), flags_none=tuple(spec.flags_none),
-        args_any=tuple(a.lower() for a in spec.args_any), targets=frozenset(spec.targets),
+        args_any=tuple(a.lower() for a in spec.args_any),
+        args_all=tuple((a.lower(),) if isinstance(a, str) else tuple(x.lower() for x in a) for a in spec.args_all),
+        args_none=tuple(a.lower() for a in spec.args_none), content_any=tuple(c.lower() for c in spec.content_any),
+        targets=frozenset(spec.targets), targets_last=spec.targets_last,
         redirect_to=tuple(spec.redirect_to), sql=frozenset(spec.sql), detector=spec.detector,
         applies_to_dry_run=spec.applies_to_dry_run,
     )
@@ -169,6 +188,7 @@ def _merge(base: Policy, extra: PolicyFile) -> Policy:
         values[program] = values.get(program, frozenset()) | frozenset(options)
     merged = Policy(
         rules=tuple(specs.values()), system_paths=base.system_paths | frozenset(extra.system_paths),
+        data_paths=base.data_paths + tuple(p for p in extra.data_paths if p not in base.data_paths),
         dry_run_flags=base.dry_run_flags + tuple(extra.dry_run_flags), aliases=aliases,
         value_options=values, channels={**base.channels, **extra.channels},
     )

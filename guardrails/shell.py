@@ -1,12 +1,16 @@
 """Shell command lines parsed into simple commands: bashlex first, shlex when bashlex gives up.
 
 Quoted strings stay arguments (`echo "rm -rf /"` is one echo), comments are dropped, command
-substitutions, pipelines, lists, loops and function bodies are walked. Literal input (heredocs,
-here-strings, `echo ... |`) is kept on the command that reads it, so wrappers can look inside.
+substitutions, pipelines, lists, loops and function bodies are walked. Words are resolved as far as
+they can be statically (guardrails.resolve): quotes, escapes, variables set earlier on the line,
+`$(echo ...)`, and the directory an earlier `cd` moved to. What a command reads from a pipe is kept
+on it (guardrails.streams): the literal text of heredocs, here-strings and `echo ... |`, and where
+the input comes from (fetched, decoded, a file, another program), so wrappers can look inside.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from dataclasses import replace
@@ -15,6 +19,8 @@ from typing import Any
 import bashlex
 
 from guardrails.invocation import Invocation
+from guardrails.resolve import Env, expand_value, expand_word
+from guardrails.streams import Stream, fetched_file, is_fetch, literal_output, output_of, verifies
 
 MAX_BASHLEX_CHARS = 20_000
 _OUTPUT_REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>"}
@@ -28,20 +34,25 @@ _FORK_BOMB = re.compile(r"([\w:.]+)\(\)\{\1\|\1&?\};?\1")
 
 
 def program_name(word: str) -> str:
-    """The program a command word runs: its basename (/usr/bin/rm and \\rm are rm)."""
+    """The program a command word runs: its basename (/usr/bin/rm and \\rm are rm); unresolved words as written."""
+    if word.startswith(("$", "<(", "`")) or "$(" in word:
+        return word
     return word.lstrip("\\").rsplit("/", 1)[-1]
 
 
 def parse_shell(text: str) -> list[Invocation]:
-    """Every simple command in a shell snippet, outer ones first."""
+    """Every simple command in a shell snippet, outer ones first, its words resolved as far as statically known."""
     if len(text) <= MAX_BASHLEX_CHARS:
         try:
-            out: list[Invocation] = []
-            for node in bashlex.parse(text):
-                _walk(node, out)
-            return out
+            nodes = bashlex.parse(text)
         except Exception:  # bashlex raises many kinds of errors on input it does not support
-            pass
+            nodes = None
+        if nodes is not None:
+            walker = _Walker(text)
+            out: list[Invocation] = []
+            for node in nodes:
+                walker.walk(node, out)
+            return out
     return _from_shlex(text)
 
 
@@ -53,89 +64,154 @@ def _children(node: Any) -> list[Any]:
     return kids + ([command] if command is not None and hasattr(command, "kind") else [])
 
 
-def _walk(node: Any, out: list[Invocation]) -> None:
-    kind = getattr(node, "kind", "")
-    if kind == "command":
-        out.extend(_command(node))
-    elif kind == "pipeline":
-        _pipeline(node, out)
-    elif kind == "function":
-        _function(node, out)
-    elif kind in ("commandsubstitution", "processsubstitution"):
-        _walk(node.command, out)
-    else:
-        for child in _children(node):
-            _walk(child, out)
-
-
-def _substitutions(node: Any, out: list[Invocation]) -> None:
-    for child in getattr(node, "parts", None) or []:
-        if getattr(child, "kind", "") in ("commandsubstitution", "processsubstitution"):
-            _walk(child.command, out)
-        else:
-            _substitutions(child, out)
-
-
 def _heredoc_body(value: str) -> str:
     return value.rsplit("\n", 1)[0] if "\n" in value else ""
 
 
-def _command(node: Any) -> list[Invocation]:
-    words: list[str] = []
-    redirects: list[str] = []
-    stdin: str | None = None
-    nested: list[Invocation] = []
-    for part in node.parts:
-        if part.kind == "word":
-            words.append(part.word)
-            _substitutions(part, nested)
-        elif part.kind == "assignment":
-            _substitutions(part, nested)
-        elif part.kind == "redirect":
-            target = part.output if hasattr(part.output, "kind") else None
-            if getattr(part, "heredoc", None) is not None:
-                stdin = _heredoc_body(part.heredoc.value)
-            elif part.type == "<<<" and target is not None:
-                stdin = target.word
-            elif part.type in _OUTPUT_REDIRECTS and target is not None:
-                redirects.append(target.word)
-            if target is not None:
-                _substitutions(target, nested)
-    head = Invocation(program=program_name(words[0]) if words else "", args=tuple(words[1:]),
-                      redirects=tuple(redirects), stdin=stdin)
-    return [head, *nested]
+_ASSIGNING = frozenset({"export", "declare", "local", "readonly", "typeset"})
 
 
-def piped_text(producer: Invocation) -> str | None:
-    """The literal text a command writes to a pipe, when it is knowable (echo, printf, cat <<EOF)."""
-    if producer.program in ("echo", "printf"):
-        words = [a for a in producer.args if not re.fullmatch(r"-[neE]+", a)]
-        return " ".join(words).replace("\\n", "\n")
-    if producer.program == "cat" and producer.stdin is not None and not producer.args:
-        return producer.stdin
-    return None
+class _Walker:
+    """Walks one bashlex tree in order, keeping the variables and directory the line has set so far."""
 
+    def __init__(self, text: str, env: Env | None = None, depth: int = 0) -> None:
+        self.text, self.env, self.depth = text, env or Env(), depth
 
-def _pipeline(node: Any, out: list[Invocation]) -> None:
-    literal: str | None = None
-    for element in node.parts:
-        if element.kind == "pipe":
-            continue
+    def walk(self, node: Any, out: list[Invocation]) -> None:
+        """Append the invocations under a node to out."""
+        kind = getattr(node, "kind", "")
+        if kind == "command":
+            out.extend(self._command(node))
+        elif kind == "pipeline":
+            self._pipeline(node, out)
+        elif kind == "function":
+            self._function(node, out)
+        elif kind in ("commandsubstitution", "processsubstitution"):
+            self.walk(node.command, out)
+        else:
+            if kind == "for":  # the loop variable takes several values: unknown
+                name = next((p.word for p in node.parts if getattr(p, "kind", "") == "word"), None)
+                if name:
+                    self.env.values[name] = None
+            for child in _children(node):
+                self.walk(child, out)
+
+    def evaluate(self, inner: str) -> str | None:
+        """The output of a command substitution when it is echo or printf of known words."""
+        if self.depth >= 4:
+            return None
+        try:
+            nodes = bashlex.parse(inner)
+        except Exception:  # not parseable: unknown output
+            return None
         found: list[Invocation] = []
-        _walk(element, found)
-        if found and literal is not None and element.kind == "command" and found[0].stdin is None:
-            found[0] = replace(found[0], stdin=literal)
-        literal = piped_text(found[0]) if found and element.kind == "command" else None
-        out.extend(found)
+        walker = _Walker(inner, Env(dict(self.env.values), self.env.cwd), self.depth + 1)
+        for node in nodes:
+            walker.walk(node, found)
+        if len(found) != 1 or found[0].redirects:
+            return None
+        text = literal_output(found[0])
+        return None if text is None else text.rstrip("\n")
 
+    def _words(self, part: Any) -> list[str]:
+        start, end = part.pos
+        return expand_word(self.text[start:end], self.env, self.evaluate)
 
-def _function(node: Any, out: list[Invocation]) -> None:
-    name = node.name.word
-    body: list[Invocation] = []
-    _walk(node.body, body)
-    if sum(1 for inv in body if inv.program == name) >= 2:
-        out.append(Invocation(program=name, detector="fork_bomb"))
-    out.extend(body)
+    def _substitutions(self, node: Any, out: list[Invocation]) -> None:
+        for child in getattr(node, "parts", None) or []:
+            if getattr(child, "kind", "") in ("commandsubstitution", "processsubstitution"):
+                self.walk(child.command, out)
+            else:
+                self._substitutions(child, out)
+
+    def _assign(self, raw: str) -> None:
+        name, _, value = raw.partition("=")
+        if name.isidentifier():
+            self.env.values[name] = expand_value(value, self.env, self.evaluate)
+
+    def _redirect(self, part: Any, inv: dict[str, Any], nested: list[Invocation]) -> None:
+        target = part.output if hasattr(part.output, "kind") else None
+        if getattr(part, "heredoc", None) is not None:
+            inv.update(stdin=_heredoc_body(part.heredoc.value), stdin_from="literal")
+        elif target is not None:
+            word = " ".join(self._words(target))
+            found: list[Invocation] = []
+            self._substitutions(target, found)
+            nested.extend(found)
+            if part.type == "<<<":
+                inv.update(stdin=word, stdin_from="literal")
+            elif part.type == "<":
+                inv.update(stdin_from="remote" if any(is_fetch(i) for i in found) else "file")
+            elif part.type in _OUTPUT_REDIRECTS:
+                inv["redirects"].append(word)
+
+    def _builtin(self, program: str, args: list[str]) -> None:
+        """Follow what a builtin does to the line's state: export X=1, cd DIR, unset X, read X."""
+        if program in _ASSIGNING:
+            for arg in args:
+                name, eq, value = arg.partition("=")
+                if eq and name.isidentifier():
+                    self.env.values[name] = None if "$" in value or "`" in value else value
+        elif program in ("cd", "pushd"):
+            operands = [a for a in args if not a.startswith("-") or a == "-"]
+            self.env.change_dir(operands[0] if operands else "~")
+        elif program in ("unset", "read", "mapfile", "readarray"):
+            for name in args:
+                self.env.values[name] = None
+
+    def _command(self, node: Any) -> list[Invocation]:
+        words: list[str] = []
+        assignments: list[str] = []
+        fields: dict[str, Any] = {"redirects": [], "stdin": None, "stdin_from": None}
+        nested: list[Invocation] = []
+        for part in node.parts:
+            if part.kind == "word":
+                words.extend(self._words(part))
+                self._substitutions(part, nested)
+            elif part.kind == "assignment":
+                assignments.append(self.text[part.pos[0]:part.pos[1]])
+                self._substitutions(part, nested)
+            elif part.kind == "redirect":
+                self._redirect(part, fields, nested)
+        if not words:
+            for raw in assignments:
+                self._assign(raw)
+        program = program_name(words[0]) if words else ""
+        self._builtin(program, words[1:])
+        head = Invocation(program=program, args=tuple(words[1:]), redirects=tuple(fields["redirects"]),
+                          stdin=fields["stdin"], stdin_from=fields["stdin_from"], cwd=self.env.cwd,
+                          fetched=frozenset(self.env.fetched))
+        self._downloads(head)
+        return [head, *nested]
+
+    def _downloads(self, inv: Invocation) -> None:
+        """Remember files a download wrote; a checksum or signature check vouches for them."""
+        target = fetched_file(inv)
+        if target:
+            self.env.fetched.add(posixpath.basename(target))
+        elif verifies(inv):
+            self.env.fetched.clear()
+
+    def _pipeline(self, node: Any, out: list[Invocation]) -> None:
+        previous: Stream | None = None
+        for element in node.parts:
+            if element.kind == "pipe":
+                continue
+            found: list[Invocation] = []
+            self.walk(element, found)
+            simple = bool(found) and element.kind == "command"
+            if simple and previous is not None and found[0].stdin_from is None:
+                found[0] = replace(found[0], stdin=previous.text, stdin_from=previous.origin)
+            previous = output_of(found[0]) if simple else Stream(None, "program")
+            out.extend(found)
+
+    def _function(self, node: Any, out: list[Invocation]) -> None:
+        name = node.name.word
+        body: list[Invocation] = []
+        self.walk(node.body, body)
+        if sum(1 for inv in body if inv.program == name) >= 2:
+            out.append(Invocation(program=name, detector="fork_bomb"))
+        out.extend(body)
 
 
 # ---- shlex fallback --------------------------------------------------------------------------
@@ -176,10 +252,25 @@ def _tokens(line: str) -> list[str]:
         return line.split()
 
 
+def _resolved(words: list[str], env: Env) -> list[str]:
+    """Fallback words with known variables substituted (shlex has already removed the quotes)."""
+    if words and all("=" in w and w.split("=", 1)[0].isidentifier() for w in words):
+        for word in words:
+            name, _, value = word.partition("=")
+            env.values[name] = expand_value(value, env, lambda _: None)
+        return []
+    out: list[str] = []
+    for word in words:
+        out.extend(expand_word(word.replace("\\", "\\\\"), env, lambda _: None) if "$" in word else [word])
+    return out
+
+
 def _simple(words: list[str], stdin: str | None) -> Invocation | None:
     while words and words[0] in _KEYWORDS:
         words = words[1:]
-    args, redirects, i = [], [], 0
+    args: list[str] = []
+    redirects: list[str] = []
+    i = 0
     while i < len(words):
         word = words[i]
         if word in _OUTPUT_REDIRECTS | {">&", "<", "<<", "<<-", "<<<"} and i + 1 < len(words):
@@ -196,18 +287,19 @@ def _simple(words: list[str], stdin: str | None) -> Invocation | None:
     program = program_name(args[0]) if args else ""
     has_heredoc = any(w.startswith("<<") and w != "<<<" for w in words)
     return Invocation(program=program, args=tuple(args[1:]), redirects=tuple(redirects),
-                      stdin=stdin if has_heredoc else None)
+                      stdin=stdin if has_heredoc else None, stdin_from="literal" if has_heredoc else None)
 
 
 def _from_shlex(text: str) -> list[Invocation]:
     out: list[Invocation] = []
+    env = Env()
     for line, body in logical_lines(text):
         if _FORK_BOMB.search(re.sub(r"\s+", "", line)):
             out.append(Invocation(program=":", detector="fork_bomb"))
         words: list[str] = []
         for token in _tokens(line) + [";"]:
             if token in _OPERATORS:
-                inv = _simple(words, body)
+                inv = _simple(_resolved(words, env), body)
                 if inv is not None:
                     out.append(inv)
                 words = []

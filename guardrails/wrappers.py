@@ -1,14 +1,18 @@
-"""Commands inside commands: sudo, xargs, ssh, bash -c, kubectl exec, find -exec, psql -c, ...
+"""Commands inside commands: sudo, xargs, ssh, bash -c, python -c, kubectl exec, find -exec, psql -c, ...
 
 `expand` returns an invocation followed by everything it runs, recursively, so a rule about
 `rm` also sees `ssh host 'sudo rm -rf /'` and a rule about SQL sees `psql -c "DROP TABLE t"`.
+Shells, eval, source and interpreters are read by guardrails.runners.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
+from guardrails.interpreters import Program
 from guardrails.invocation import Invocation
+from guardrails.runners import run, runner, unresolved
 from guardrails.shell import parse_shell, program_name
 from guardrails.sql import sql_invocations
 
@@ -38,10 +42,15 @@ PREFIXES: dict[str, _Prefix] = {
     "runuser": _p("-u -g -G --user --group"), "env": _p("-u -C -S --unset --chdir --split-string"),
     "xargs": _p("-n -I -P -d -L -s -a -E --max-args --replace --max-procs --delimiter --arg-file --max-lines",
                 dynamic=True),
+    "busybox": _p(), "systemd-run": _p("-u --unit -p --property -M --machine --uid --gid -E --setenv"),
 }
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "busybox"})
 SSH_VALUES = frozenset("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B".split())
 DOCKER_EXEC_VALUES = frozenset("-u --user -w --workdir -e --env --env-file --detach-keys".split())
+DOCKER_RUN_VALUES = DOCKER_EXEC_VALUES | frozenset(
+    "-v --volume --mount -p --publish --name --entrypoint --network --net --pid --ipc --uts -h --hostname -l --label "
+    "--label-file -m --memory --cpus --cpu-shares -c --restart --add-host --device --cap-add --cap-drop "
+    "--security-opt --platform --pull --log-driver --log-opt --ulimit --tmpfs --gpus --runtime --dns --expose "
+    "--link --volumes-from --stop-signal --shm-size --userns --sysctl --group-add --memory-swap --pids-limit".split())
 SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {
     "psql": (frozenset({"-c", "--command"}), "postgres"),
     "gitlab-psql": (frozenset({"-c", "--command"}), "postgres"),
@@ -92,25 +101,23 @@ def _as_command(words: tuple[str, ...], parent: Invocation, dynamic: bool = Fals
     if not words:
         return []
     return [Invocation(program=program_name(words[0]), args=words[1:], redirects=parent.redirects,
-                       stdin=parent.stdin, dynamic=parent.dynamic or dynamic)]
+                       stdin=parent.stdin, stdin_from=parent.stdin_from, cwd=parent.cwd, fetched=parent.fetched,
+                       dynamic=parent.dynamic or dynamic)]
 
 
-def _shell_like(inv: Invocation) -> list[Invocation]:
-    args = inv.args
-    for i, token in enumerate(args):
-        if token.startswith("-") and not token.startswith("--") and "c" in token[1:] and i + 1 < len(args):
-            return parse_shell(args[i + 1])
-    positionals = [a for a in args if not a.startswith("-")]
-    return parse_shell(inv.stdin) if inv.stdin and not positionals else []
+def _su(inv: Invocation) -> list[Invocation]:
+    """su/runuser -c CMD (or --command=CMD): the command string."""
+    scripts = _option_values(inv.args, frozenset({"-c", "--command"}))
+    return parse_shell(scripts[0]) if scripts else []
 
 
 def _ssh(inv: Invocation) -> list[Invocation]:
     start = _command_start(inv.args, SSH_VALUES, skip=1)
-    if start >= len(inv.args):
-        return parse_shell(inv.stdin) if inv.stdin else []
+    if start >= len(inv.args):  # no command: the remote login shell reads stdin
+        return run(inv, Program("sh", reads_stdin=True))
     inner = parse_shell(" ".join(inv.args[start:]))
-    if inner and inv.stdin and inner[0].stdin is None:  # ssh host bash <<EOF: the remote command reads it
-        inner[0] = replace(inner[0], stdin=inv.stdin)
+    if inner and inv.stdin_from and inner[0].stdin_from is None:  # ssh host bash <<EOF: the remote command reads it
+        inner[0] = replace(inner[0], stdin=inv.stdin, stdin_from=inv.stdin_from)
     return inner
 
 
@@ -136,7 +143,46 @@ def _exec_in_container(inv: Invocation) -> list[Invocation]:
     if inv.program in ("docker", "podman", "crictl") and "exec" in args:
         at = args.index("exec") + 1
         return _as_command(args[at + _command_start(args[at:], DOCKER_EXEC_VALUES, skip=1):], inv)
+    if inv.program in ("docker", "podman", "nerdctl") and "run" in args:
+        return _run_in_container(inv, args[args.index("run") + 1:])
     return []
+
+
+def _mounts(options: tuple[str, ...]) -> tuple[list[tuple[str, str]], bool]:
+    """Writable host bind mounts (container path, host path) of `docker run`, and whether it reaches the host."""
+    mounts, host = [], False
+    for i, token in enumerate(options):
+        name, _, value = token.partition("=")
+        value = value or (options[i + 1] if i + 1 < len(options) else "")
+        if token in ("--privileged", "--pid=host", "--net=host", "--network=host") or (name == "--pid" and value == "host"):
+            host = True
+        elif name in ("-v", "--volume") and value.startswith("/"):
+            source, _, rest = value.partition(":")
+            target, _, mode = rest.partition(":")
+            if target and "ro" not in mode.split(","):
+                mounts.append((target.rstrip("/") or "/", source))
+        elif name == "--mount" and "bind" in value and "readonly" not in value:
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            source = fields.get("source") or fields.get("src", "")
+            target = fields.get("target") or fields.get("dst") or fields.get("destination", "")
+            if source.startswith("/") and target:
+                mounts.append((target.rstrip("/") or "/", source))
+    return mounts, host or bool(mounts)
+
+
+def _run_in_container(inv: Invocation, rest: tuple[str, ...]) -> list[Invocation]:
+    """docker run: what a container that can reach the host runs, its mounted paths read as host paths."""
+    start = _command_start(rest, DOCKER_RUN_VALUES, skip=1)
+    mounts, reaches_host = _mounts(rest[:start])
+    if not reaches_host:
+        return []  # an ephemeral container with no host path: its files are its own
+    entrypoint = _option_values(rest[:start], frozenset({"--entrypoint"}))
+    words = tuple(entrypoint[-1:]) + rest[start:]
+    for target, source in sorted(mounts, key=lambda m: -len(m[0])):
+        pattern = re.compile(rf"(?<![\w/.-]){re.escape(target)}(?=/|$|[\s'\"])")
+        host = (source.rstrip("/") or "/").replace("\\", "\\\\")
+        words = tuple(pattern.sub(host, w) for w in words)
+    return _as_command(words, inv)
 
 
 def _find_exec(inv: Invocation) -> list[Invocation]:
@@ -163,13 +209,19 @@ def _sql(inv: Invocation) -> list[Invocation]:
 
 def _unwrap(inv: Invocation) -> list[Invocation]:
     program, args = inv.program, inv.args
+    unknown = unresolved(inv)
+    if unknown is not None:
+        return unknown
     if program in PREFIXES:
         spec = PREFIXES[program]
         if program == "runuser" and any(a in ("-c", "--command") for a in args):
-            return _shell_like(inv)
+            return _su(inv)
         return _as_command(args[_command_start(args, spec.value_options, spec.skip):], inv, spec.dynamic)
-    if program in SHELLS or program == "su":
-        return _shell_like(inv)
+    if program == "su":
+        return _su(inv)
+    code = runner(inv)
+    if code is not None:
+        return code
     if program in ("eval", "watch"):
         return parse_shell(" ".join(args[_command_start(args, frozenset({"-n", "--interval"})):]))
     if program == "ssh":

@@ -88,7 +88,9 @@ def test_real_runbooks_have_no_block_and_every_warning_is_destructive() -> None:
     assert [f for f in findings if f.severity == "block"] == []
     warnings = [f for f in findings if f.severity == "warn"]
     assert 5 <= len(warnings) <= 60
-    assert [f.command for f in warnings if not DESTRUCTIVE_WORDS.search(f.command)] == []
+    # a warning either destroys something or runs code nobody reviewed (curl ... | bash in one runbook)
+    unreviewed = {r.id for r in default_policy().rules if r.effect == "runs_unreviewed_code"}
+    assert [f.command for f in warnings if not DESTRUCTIVE_WORDS.search(f.command) and f.rule not in unreviewed] == []
 
 
 def example_findings() -> dict[str, list[tuple[str, str]]]:

@@ -1,0 +1,172 @@
+"""One-liners in other interpreters (python -c, perl -e, ruby -e, node -e, php -r) read for their effects.
+
+What the code runs or deletes becomes ordinary invocations, so the same rules apply:
+`os.system("rm -rf /")` and `system("rm -rf /")` become the shell command they run,
+`subprocess.run(["rm", "-rf", "/"])` its argv, and tree deletions (`shutil.rmtree(P)`,
+`FileUtils.rm_rf(P)`, `remove_tree(P)`, `fs.rmSync(P, {recursive: true})`) become `rm -r -f P`
+(`rm -r -f ${expr}` when P is not a literal, so it reads as a variable path).
+Python is read with `ast`; the others by their calls with string-literal arguments. A shell-out
+whose command is not a literal cannot be known and is reported as an opaque command.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from guardrails.invocation import Invocation
+from guardrails.shell import parse_shell
+
+_PYTHON = re.compile(r"^(python[0-9.]*|pypy[0-9.]*)$")
+LANGUAGES = ("python", "perl", "ruby", "node", "php")
+_CODE_FLAGS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
+               "php": ("-r",)}
+_VALUE_FLAGS = {"python": ("-W", "-X", "-m"), "perl": ("-I", "-M", "-m", "-x"), "ruby": ("-r", "-I", "-C"),
+                "node": ("-r", "--require", "--import"), "php": ("-d", "-c")}
+PY_SHELL = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
+                      "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput", "commands.getoutput",
+                      "pty.spawn", "os.execvp", "os.execv"})
+PY_TREE = frozenset({"shutil.rmtree"})
+PY_FILE = frozenset({"os.remove", "os.unlink"})
+_STRING = re.compile(r"""(["'])((?:\\.|(?!\1).)*)\1""", re.DOTALL)
+_SHELL_CALL = re.compile(r"\b(?:system|exec|execSync|execFileSync|spawnSync|spawn|execFile|shell_exec|passthru|popen"
+                         r"|capture2e?|capture3|popen3)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_BACKTICK = re.compile(r"`([^`]+)`|\bqx\s*[({\[/](.+?)[)}\]/]|%x[({\[](.+?)[)}\]]", re.DOTALL)
+_TREE_CALL = re.compile(r"\b(?:rmtree|remove_tree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rimraf(?:\.sync)?"
+                        r"|rmSync|rmdirSync|promises\.rm|fs\.rm)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_NODE_NONRECURSIVE = re.compile(r"\b(?:rmSync|rmdirSync|promises\.rm|fs\.rm)\s*\(")
+
+
+@dataclass(frozen=True)
+class Program:
+    """The code an interpreter runs: a -c/-e string, its stdin (`-` or no script), or a script file."""
+
+    language: str
+    code: str | None = None
+    reads_stdin: bool = False
+    script: str | None = None
+
+
+def language(program: str) -> str | None:
+    """The interpreter family of a program name (python3.11 is python), or None."""
+    if _PYTHON.match(program):
+        return "python"
+    return {"perl": "perl", "ruby": "ruby", "node": "node", "nodejs": "node", "php": "php"}.get(program)
+
+
+def program_of(lang: str, args: tuple[str, ...]) -> Program:
+    """Which code an interpreter invocation runs, from its arguments."""
+    code: list[str] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token in _CODE_FLAGS[lang] or (lang == "perl" and re.fullmatch(r"-[a-zA-DF-Z0-9]*[eE]", token)):
+            code.extend(args[i + 1:i + 2])
+            i += 2
+            continue
+        if token.startswith("--eval=") or (lang == "python" and token == "-m"):
+            return Program(lang, token.partition("=")[2] if token.startswith("--eval=") else None)
+        if token in _VALUE_FLAGS[lang]:
+            i += 2
+            continue
+        if token == "-" or not token.startswith("-"):
+            break
+        i += 1
+    if code:
+        return Program(lang, "\n".join(code))
+    rest = args[i:]
+    if not rest or rest[0] == "-":
+        return Program(lang, reads_stdin=True)
+    return Program(lang, script=rest[0])
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call) and _dotted(node.func) == "__import__" and node.args:
+        first = node.args[0]
+        return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else "?"
+    return "?"
+
+
+def _strings(node: ast.AST) -> list[str] | None:
+    """A string constant, or a list/tuple of them, as words; None when not literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        words = [_strings(e) for e in node.elts]
+        return None if any(w is None or len(w) != 1 for w in words) else [w[0] for w in words]  # type: ignore[index]
+    if isinstance(node, ast.Call) and _dotted(node.func).endswith("Path") and node.args:
+        return _strings(node.args[0])
+    return None
+
+
+def _command(words: list[str] | None, as_string: bool) -> list[Invocation]:
+    if words is None:
+        return [Invocation(program="<code>", detector="opaque_command")]
+    if as_string:
+        return parse_shell(words[0])
+    return [Invocation(program=words[0], args=tuple(words[1:]))] if words else []
+
+
+def _imports(tree: ast.AST) -> dict[str, str]:
+    """Local names bound by imports: `import subprocess as s` gives s, `from shutil import rmtree` rmtree."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update({a.asname: a.name for a in node.names if a.asname})
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    return names
+
+
+def _python(code: str) -> list[Invocation] | None:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    out: list[Invocation] = []
+    imported = _imports(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        head, dot, rest = _dotted(node.func).partition(".")
+        name = imported.get(head, head) + dot + rest
+        words = _strings(node.args[0])
+        if name in PY_SHELL:
+            out += _command(words, as_string=words is not None and len(words) == 1 and isinstance(
+                node.args[0], ast.Constant))
+        elif name in PY_TREE | PY_FILE:
+            target = words[0] if words else f"${{{ast.unparse(node.args[0])}}}"  # not literal: a variable path
+            out.append(Invocation(program="rm", args=(("-r", "-f") if name in PY_TREE else ("-f",)) + (target,)))
+    return out
+
+
+def _literal_args(text: str) -> list[str]:
+    return [m.group(2) for m in _STRING.finditer(text)]
+
+
+def _script(code: str) -> list[Invocation]:
+    """perl, ruby, node, php and unparseable python: calls with string-literal arguments."""
+    out: list[Invocation] = []
+    for match in _SHELL_CALL.finditer(code):
+        words = _literal_args(match.group(1))
+        array = "[" in match.group(1)
+        out += _command(words or None, as_string=len(words) == 1 and not array)
+    for match in _BACKTICK.finditer(code):
+        out += parse_shell(next(g for g in match.groups() if g))
+    for match in _TREE_CALL.finditer(code):
+        words = _literal_args(match.group(1)) or [f"${{{match.group(1).strip()}}}"]  # not literal: a variable path
+        recursive = not _NODE_NONRECURSIVE.match(match.group()) or "recursive" in match.group(1)
+        if recursive:
+            out.append(Invocation(program="rm", args=("-r", "-f", words[0])))
+    return out
+
+
+def code_invocations(lang: str, code: str) -> list[Invocation]:
+    """What a piece of interpreter code runs or deletes, as invocations."""
+    found = _python(code) if lang == "python" else None
+    return _script(code) if found is None else found

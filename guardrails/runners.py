@@ -1,0 +1,128 @@
+"""Programs that run code given to them: shells, source, at, and interpreters (python, perl, ruby, node, php).
+
+Where the code is known (a -c string, a heredoc, `echo ... |`, a decoded literal) it is parsed and checked
+like any command. Where it is not, the invocation becomes a detector finding about its origin:
+`remote_code` (fetched from the network: `curl | sh`, `sh <(curl)`, `bash -c "$(curl)"`,
+`curl -o f URL && sh f` with no checksum check between),
+`encoded_code` (decoded before it runs: `base64 -d | sh`) and `opaque_command` (the program or script
+is an unresolved variable, or another program's output: `eval "$CMD"`, `... | sed ... | sh`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from guardrails.interpreters import Program, code_invocations, language, program_of
+from guardrails.invocation import Invocation
+from guardrails.resolve import is_parameter
+from guardrails.shell import parse_shell
+from guardrails.streams import is_fetch
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
+SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+SOURCES = frozenset({"source", "."})
+SCHEDULERS = frozenset({"at", "batch"})
+STDIN_PATHS = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
+
+
+def detector(inv: Invocation, name: str) -> Invocation:
+    """A finding-only invocation: this command runs code of this kind."""
+    return Invocation(program=inv.program, detector=name)
+
+
+def fetches(word: str) -> bool:
+    """Whether a word is (or contains) a substitution that downloads: `$(curl URL)`, `<(wget -qO- URL)`."""
+    if "$(" not in word and "<(" not in word and "`" not in word:
+        return False
+    return any(is_fetch(inv) for inv in parse_shell(word))
+
+
+def downloaded(inv: Invocation, path: str) -> bool:
+    """Whether a script was downloaded earlier on the line and not verified (curl -o f URL && sh f)."""
+    return posixpath.basename(path) in inv.fetched
+
+
+def shell_program(args: tuple[str, ...]) -> Program:
+    """Which code a shell runs: its -c string, its stdin (no script, `-s` or `-`), or a script file."""
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token.startswith(("-", "+")) and token not in ("-", "--"):
+            letters = token.lstrip("-+")
+            if token.startswith("-") and not token.startswith("--") and "c" in letters:
+                return Program("sh", code=args[i + 1] if i + 1 < len(args) else "")
+            if "s" in letters and not token.startswith("--"):
+                return Program("sh", reads_stdin=True)
+            i += 2 if token in SHELL_VALUES or (token[1:2] != "-" and letters[-1:] in ("o", "O")) else 1
+            continue
+        break
+    rest = args[i + 1:] if args[i:i + 1] == ("--",) else args[i:]
+    if not rest or rest[0] == "-":
+        return Program("sh", reads_stdin=True)
+    return Program("sh", script=rest[0])
+
+
+def _code(lang: str, code: str) -> list[Invocation]:
+    return parse_shell(code) if lang == "sh" else code_invocations(lang, code)
+
+
+def _from_stdin(inv: Invocation, lang: str) -> list[Invocation]:
+    """The code a runner reads on stdin, by where the stdin comes from."""
+    origin = inv.stdin_from
+    if origin == "remote":
+        return [detector(inv, "remote_code")]
+    found = _code(lang, inv.stdin) if inv.stdin else []
+    if origin == "decoded":
+        return [detector(inv, "encoded_code"), *found]
+    if origin == "program":
+        return [detector(inv, "opaque_command")]
+    return found
+
+
+def run(inv: Invocation, program: Program) -> list[Invocation]:
+    """What a runner runs, given which code it was handed."""
+    if program.code is not None:
+        if program.language != "sh" and fetches(program.code):  # a shell's code is parsed: see unresolved()
+            return [detector(inv, "remote_code")]
+        code = program.code.strip()
+        if (program.language != "sh" and is_parameter(code)) or (inv.dynamic and code in ("{}", "{+}")):
+            return [detector(inv, "opaque_command")]  # the code is a variable, or xargs' input
+        return _code(program.language, program.code)
+    if program.script is not None:
+        if fetches(program.script) or downloaded(inv, program.script):
+            return [detector(inv, "remote_code")]
+        if is_parameter(program.script):
+            return [detector(inv, "opaque_command")]
+        return _from_stdin(inv, program.language) if program.script in STDIN_PATHS else []
+    return _from_stdin(inv, program.language) if program.reads_stdin else []
+
+
+def unresolved(inv: Invocation) -> list[Invocation] | None:
+    """Findings for a command whose own name is unknown or fetched; None when the name is a real program."""
+    if inv.detector:
+        return []
+    if fetches(inv.program) or downloaded(inv, inv.program):
+        return [detector(inv, "remote_code")]
+    if is_parameter(inv.program) and not inv.args:
+        return [detector(inv, "opaque_command")]  # the whole command is in a variable
+    return None
+
+
+def _scheduled(args: tuple[str, ...]) -> Program:
+    """at/batch: the job is read from stdin, or from -f FILE; -l, -r, -c only list, remove or show jobs."""
+    if any(a in ("-l", "-r", "-d", "-c") for a in args):
+        return Program("sh")
+    script = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-f"), None)
+    return Program("sh", script=script) if script else Program("sh", reads_stdin=True)
+
+
+def runner(inv: Invocation) -> list[Invocation] | None:
+    """What a shell, source, at or an interpreter runs; None when the invocation is not one of those."""
+    if inv.program in SHELLS:
+        return run(inv, shell_program(inv.args))
+    if inv.program in SOURCES:
+        return run(inv, Program("sh", script=inv.args[0] if inv.args else "-"))
+    if inv.program in SCHEDULERS:
+        return run(inv, _scheduled(inv.args))
+    lang = language(inv.program)
+    return run(inv, program_of(lang, inv.args)) if lang else None
