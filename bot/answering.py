@@ -165,7 +165,8 @@ class Answerer:
             return None
         try:
             answer.answer_id = await record_answer(self.pool, answer, entry_point=context.entry_point,
-                                                   channel=context.channel, user_id=context.user)
+                                                   channel=context.channel, user_id=context.user,
+                                                   alert=context.alert)
         except Exception:  # losing the history row must not lose the answer
             log.exception("could not store the answer to %r", answer.question[:80])
             return None

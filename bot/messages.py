@@ -39,6 +39,17 @@ API_KEY_REQUIRED = ("This API needs a key: send `Authorization: Bearer <key>` wi
 API_BAD_KEY = "Unknown API key."
 CORRECTED = "This follows a correction: {by} said on {date} that this runbook answers it{others}."
 CORRECTED_OTHERS = " ({count} engineers agree)"
+CORRECTION_ASK = "Which runbook would have been right?"
+CORRECTION_CHOICE = "Choose a runbook"
+CORRECTION_NONE_LABEL = "None of these"
+CORRECTION_OTHER = "Or paste a link or path to the right runbook"
+CORRECTION_SEND = "Save the correction"
+CORRECTION_SAVED = ("Thanks: {where} now leads with `{path}` (for everyone; "
+                    "`runbook-bot feedback undo` withdraws it).")
+CORRECTION_NONE = "Thanks: noted that none of these runbooks was right."
+CORRECTION_UNKNOWN = "I could not find a runbook for `{given}` in the corpus; nothing was changed."
+CORRECTION_ANSWER_GONE = "That answer is no longer available, so nothing was changed."
+CORRECTION_NO_ANSWER = "There is no answer of mine here to correct: use `fix <path or link>` in the thread of an answer."
 
 # Slack (mrkdwn)
 SLACK_SEARCHING = ":hourglass_flowing_sand: Searching runbooks…"
@@ -127,3 +138,4 @@ GUARD: dict[str, str] = {
     "cli_unreadable": "error: cannot read {file}: {why}",
     "cli_bad_policy": "error: {why}",
 }
+

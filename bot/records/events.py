@@ -25,6 +25,12 @@ VALUES (%(platform)s, %(channel)s, %(ts)s, %(answer_id)s, %(thread_ts)s)
 ON CONFLICT (platform, channel, ts) DO UPDATE SET answer_id = EXCLUDED.answer_id
 """
 _ANSWER_FOR = "SELECT answer_id FROM answer_messages WHERE platform = %s AND channel = %s AND ts = %s"
+_LATEST = """
+SELECT answer_id FROM answer_messages
+WHERE platform = %(platform)s AND channel = %(channel)s
+  AND (%(thread)s::text IS NULL OR thread_ts = %(thread)s OR ts = %(thread)s)
+ORDER BY answer_id DESC LIMIT 1
+"""
 _LOAD_ANSWER = "SELECT answer, user_id FROM answers WHERE id = %s"
 _CHUNK_SOURCES = """
 SELECT c.id, s.name FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
@@ -64,6 +70,13 @@ async def answer_for_message(pool: AsyncConnectionPool, platform: str, channel: 
     """The answer a posted message shows, or None when the message is not one of the bot's answers."""
     async with pool.connection() as conn:
         row = await (await conn.execute(_ANSWER_FOR, (platform, channel, ts))).fetchone()
+    return int(row[0]) if row else None
+
+
+async def latest_answer(pool: AsyncConnectionPool, platform: str, channel: str, thread: str | None = None) -> int | None:
+    """The latest answer the bot posted in a thread (or, with no thread, in the channel), or None."""
+    async with pool.connection() as conn:
+        row = await (await conn.execute(_LATEST, {"platform": platform, "channel": channel, "thread": thread})).fetchone()
     return int(row[0]) if row else None
 
 

@@ -30,15 +30,17 @@ from bot.teams import auth as teams_auth
 from bot.teams.config import TeamsConfig
 from bot.chat.alerts import thread_question
 from bot.answering import Answerer, EmptyQuestion
+from bot.chat import corrections
 from bot.chat.background import Tasks
+from bot.chat.corrections import fix_target
 from bot.context import IncidentContext
 from bot.chat.ratelimit import RateLimiter
-from bot.teams.cards import VERB_VOTE, answer_card, placeholder_card, text_card
-from bot.teams.feedback import on_reaction, on_vote, on_vote_submit
+from bot.teams.cards import VERB_FIX, VERB_VOTE, answer_card, placeholder_card, text_card
+from bot.teams.feedback import on_fix, on_fix_submit, on_reaction, on_vote, on_vote_submit
 from bot.teams.reply import (
     PLATFORM, CardReply, Deps, apologise, apology, card_message, quietly, user_of,
 )
-from bot.teams.thread import Incoming, conversation_key, read_message
+from bot.teams.thread import Incoming, conversation_key, read_message, thread_root
 from bot.records import events
 
 log = logging.getLogger(__name__)
@@ -76,6 +78,16 @@ async def _continue(deps: Deps, adapter: ChannelServiceAdapter, identity: Claims
         log.exception("teams: could not reach conversation %s", activity.conversation.id)
 
 
+async def _fix_in_thread(deps: Deps, activity: Any, conversation: str, target: str) -> str:
+    """`fix <path or link>` in a thread: a correction of the latest answer in it."""
+    answer_id = await events.latest_answer(deps.pool, PLATFORM, conversation, thread_root(activity.conversation.id))
+    if answer_id is None:
+        return messages.CORRECTION_NO_ANSWER
+    name = activity.from_property.name if activity.from_property else None
+    return await corrections.correct(deps.answerer, answer_id, target, platform=PLATFORM,
+                                     user=user_of(activity) or "unknown", user_name=name)
+
+
 async def answer_message(deps: Deps, context: TurnContext, incoming: Incoming) -> None:
     """Claim the delivery, then help, a refusal, or a placeholder updated into the answer, in the thread."""
     activity = context.activity
@@ -91,6 +103,9 @@ async def answer_message(deps: Deps, context: TurnContext, incoming: Incoming) -
         try:
             if refusal := deps.refusal(user, None if personal else conversation):
                 await reply.show(text_card(refusal))
+                return
+            if (target := fix_target(incoming.asked)) is not None:
+                await reply.show(text_card(await _fix_in_thread(deps, activity, conversation, target)))
                 return
             tq = thread_question(incoming.asked, incoming.earlier, asking=incoming.asking)
             if incoming.asked.lower() in HELP_WORDS or not tq.question.strip():
@@ -224,8 +239,16 @@ def register(app: AgentApplication[TurnState], deps: Deps) -> None:
     async def membership(context: TurnContext, state: TurnState) -> None:
         await on_conversation_update(deps, context, state)
 
+    async def fix(context: TurnContext, state: TurnState, data: Any) -> AdaptiveCardInvokeResponse:
+        return await on_fix(deps, context, state, data)
+
+    async def fix_submit(context: TurnContext, state: TurnState, data: Any) -> None:
+        await on_fix_submit(deps, context, state, data)
+
     app.adaptive_card.action_execute(VERB_VOTE)(vote)
     app.adaptive_card.action_submit(VERB_VOTE)(vote_submit)
+    app.adaptive_card.action_execute(VERB_FIX)(fix)
+    app.adaptive_card.action_submit(VERB_FIX)(fix_submit)
     app.activity("messageReaction")(reaction)
     app.activity("message", rank=RouteRank.LAST)(message)
     app.activity(["conversationUpdate", "installationUpdate", "messageUpdate", "messageDelete"])(membership)

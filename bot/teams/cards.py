@@ -16,11 +16,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot import messages
+from bot.chat.corrections import NONE_OF_THESE, Offer
 from bot.answer import Answer, Finding, Source, Step
 
 Card = dict[str, Any]
 CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
 VERB_VOTE = "runbook.vote"
+VERB_FIX = "runbook.fix"
+CHOICE_INPUT = "runbook_choice"
+OTHER_INPUT = "runbook_other"
 COMMENT_INPUT = "comment"
 MAX_CARD_BYTES = 24_000
 MAX_TEXT = 2_000
@@ -178,3 +182,17 @@ def _vote(title: str, answer_id: int, vote: int) -> Card:
 def fallback_text(answer: Answer) -> str:
     """Plain text of the answer's summary (logs, notification previews), clipped."""
     return clip(answer.answer or messages.NO_RUNBOOK, 300)
+
+
+def correction_card(offer: Offer) -> Card:
+    """After a 👎: the runbooks that might have been right, "none of these", a field for a link or path."""
+    choices = [{"title": clip(title, 120), "value": path} for path, title in offer.choices]
+    choices.append({"title": messages.CORRECTION_NONE_LABEL, "value": NONE_OF_THESE})
+    body = [text(messages.CORRECTION_ASK, weight="Bolder"),
+            {"type": "Input.ChoiceSet", "id": CHOICE_INPUT, "style": "expanded", "choices": choices},
+            {"type": "Input.Text", "id": OTHER_INPUT, "placeholder": messages.CORRECTION_OTHER, "maxLength": 500}]
+    data = {"answer_id": offer.answer_id}
+    action = {"type": "Action.Execute", "title": messages.CORRECTION_SEND, "verb": VERB_FIX, "data": data,
+              "fallback": {"type": "Action.Submit", "title": messages.CORRECTION_SEND,
+                           "data": {"verb": VERB_FIX, **data}}}
+    return card(body, [action])

@@ -15,8 +15,9 @@ from bot import messages
 from bot.chat import core as chat
 from bot.chat.background import DB_ERRORS
 from bot.observability import count_vote
-from bot.teams.cards import COMMENT_INPUT
-from bot.teams.reply import PLATFORM, Deps, apology, quietly, user_of
+from bot.chat import corrections
+from bot.teams.cards import CHOICE_INPUT, COMMENT_INPUT, OTHER_INPUT, correction_card
+from bot.teams.reply import PLATFORM, Deps, apology, card_message, quietly, user_of
 from bot.teams.thread import conversation_key
 from bot.records import events, feedback
 
@@ -40,14 +41,49 @@ async def record_vote(deps: Deps, activity: Activity, data: Mapping[str, Any]) -
 
 
 async def on_vote(deps: Deps, context: TurnContext, state: TurnState, data: Any) -> AdaptiveCardInvokeResponse:
-    """👍 / 👎 (Action.Execute invoke): record the vote now and answer the invoke with a short message."""
+    """👍 / 👎 (Action.Execute invoke): record the vote now and answer the invoke with a short message;
+    after a 👎, a card in the thread asks which runbook would have been right."""
     try:
         shown = await record_vote(deps, context.activity, data or {})
+        if int((data or {}).get("vote", 0)) < 0 and shown != messages.TEAMS_FEEDBACK_GONE:
+            await ask_for_correction(deps, context, int(data["answer_id"]))
     except DB_ERRORS as exc:
         shown = apology(exc, "recording a vote")
     except Exception as exc:
         shown = messages.TEAMS_FEEDBACK_FAILED.format(ref=chat.failure_reference(exc, "recording a vote", PLATFORM))
     return AdaptiveCardInvokeResponse(status_code=200, type=MESSAGE_RESPONSE, value=shown)
+
+
+async def ask_for_correction(deps: Deps, context: TurnContext, answer_id: int) -> None:
+    """Post the "which runbook would have been right?" card (best effort: the vote is already in)."""
+    found = await corrections.offer(deps.answerer, answer_id, platform=PLATFORM, user=user_of(context.activity))
+    if found is not None:
+        await quietly(context.send_activity(card_message(correction_card(found))))
+
+
+async def on_fix(deps: Deps, context: TurnContext, state: TurnState, data: Any) -> AdaptiveCardInvokeResponse:
+    """The correction card sent (Action.Execute): a chosen runbook or a typed link or path becomes a
+    correction of the answer."""
+    data = data or {}
+    given = str(data.get(OTHER_INPUT) or "").strip() or str(data.get(CHOICE_INPUT) or "")
+    activity = context.activity
+    name = activity.from_property.name if activity.from_property else None
+    try:
+        shown = await corrections.correct(deps.answerer, int(data["answer_id"]), given, platform=PLATFORM,
+                                          user=user_of(activity) or "unknown", user_name=name)
+    except (KeyError, ValueError, TypeError):
+        shown = messages.CORRECTION_ANSWER_GONE
+    except DB_ERRORS as exc:
+        shown = apology(exc, "recording a correction")
+    except Exception as exc:
+        shown = messages.TEAMS_FEEDBACK_FAILED.format(ref=chat.failure_reference(exc, "recording a correction", PLATFORM))
+    return AdaptiveCardInvokeResponse(status_code=200, type=MESSAGE_RESPONSE, value=shown)
+
+
+async def on_fix_submit(deps: Deps, context: TurnContext, state: TurnState, data: Any) -> None:
+    """The correction card from a client without Universal Actions: save it, then say so in the thread."""
+    response = await on_fix(deps, context, state, data)
+    await quietly(context.send_activity(str(response.value)))
 
 
 async def on_vote_submit(deps: Deps, context: TurnContext, state: TurnState, data: Any) -> None:

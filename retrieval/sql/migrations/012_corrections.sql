@@ -19,3 +19,7 @@ CREATE TABLE corrections (
     withdrawn_why   text
 );
 CREATE INDEX corrections_active ON corrections (alertname) WHERE withdrawn_at IS NULL;
+
+-- The alert an answer was given under, so that a correction made on the answer later (a 👎, then
+-- a choice) knows the alert's name and labels.
+ALTER TABLE answers ADD COLUMN alert jsonb NOT NULL DEFAULT '{}';

@@ -11,7 +11,7 @@ from bot import messages
 from bot.records.feedback import feedback_rows
 from tests.bot.teams.test_adapter import DISK, votes
 from tests.teamsfake import (
-    BOB, CHANNEL, FakeConnector, TeamsHarness, card_action, card_submit, message, reaction,
+    BOB, CHANNEL, FakeConnector, TeamsHarness, card_action, card_fix, card_submit, message, reaction,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::aiohttp.web_exceptions.NotAppKeyWarning")
@@ -48,11 +48,13 @@ async def test_buttons_vote_once_per_user_with_the_comment_typed_into_the_card(
     rows = await feedback_rows(teams.pool, answer_id)
     assert _summary(rows) == [("teams", CHANNEL, card_id, BOB["aadObjectId"], -1, "button", "missing the prune step")]
     assert rows[0]["question"] == DISK and rows[0]["cited_chunk_ids"], "the vote carries the answer's citations"
+    asked = fake.connector_calls()[sent_before:]
+    assert len(asked) == 1 and asked[0].cards()[0]["actions"][0]["verb"] == "runbook.fix", "a 👎 asks what was right"
     up = await teams.post(card_action(answer_id, 1, reply_to_id=card_id, comment="", service_url=fake.service_url))
     assert up.json()["value"] == messages.TEAMS_FEEDBACK_THANKS
     assert _summary(await feedback_rows(teams.pool, answer_id)) == [
         ("teams", CHANNEL, card_id, BOB["aadObjectId"], 1, "button", None)], "changed, not added; old comment dropped"
-    assert len(fake.connector_calls()) == sent_before, "nothing posted to the channel for a button"
+    assert len(fake.connector_calls()) == sent_before + 1, "nothing more posted for a 👍"
 
 
 async def test_a_vote_on_an_unknown_answer_or_a_broken_database_is_not_silent(
@@ -104,3 +106,36 @@ async def test_reactions_vote_and_removing_them_undoes_the_vote(teams: TeamsHarn
     await teams.done()
     assert not await feedback_rows(teams.pool)
     assert len(await teams.rows("SELECT id FROM answers")) == 1
+
+
+async def test_a_thumbs_down_offers_runbooks_and_the_pick_leads_the_next_answer(
+        teams: TeamsHarness, fake: FakeConnector) -> None:
+    answer_id, card_id = await _answer(teams, fake)
+    sent = len(fake.connector_calls())
+    await teams.post(card_action(answer_id, -1, reply_to_id=card_id, service_url=fake.service_url))
+    [asked] = fake.connector_calls()[sent:]
+    choices = [c["value"] for c in next(b for b in asked.cards()[0]["body"] if b["type"] == "Input.ChoiceSet")["choices"]]
+    assert choices[-1] == "none" and "disk-full.md" not in choices, "the runbook it led with is not offered again"
+    picked = "oom-killed.md" if "oom-killed.md" in choices else choices[0]
+    saved = await teams.post(card_fix(answer_id, choice=picked, reply_to_id=card_id, service_url=fake.service_url))
+    assert saved.json()["value"].startswith("Thanks: this question now leads with `" + picked)
+    none = await teams.post(card_fix(answer_id, choice="none", reply_to_id=card_id, service_url=fake.service_url))
+    assert none.json()["value"] == messages.CORRECTION_NONE
+    unknown = await teams.post(card_fix(answer_id, other="no/such.md", reply_to_id=card_id, service_url=fake.service_url))
+    assert "could not find a runbook" in unknown.json()["value"]
+
+    await teams.post(message(f"<at>runbook-bot</at> {DISK}", service_url=fake.service_url, id="1759990100077"))
+    await teams.done()
+    shown = str(fake.calls_to("update")[-1].cards()[0])
+    first = shown[shown.index("**[1]**"):].split("relevance")[0]
+    assert f"({picked})" in first, first
+    assert "This follows a correction" in shown
+
+
+async def test_fix_in_a_thread_corrects_the_latest_answer_there(teams: TeamsHarness, fake: FakeConnector) -> None:
+    answer_id, _ = await _answer(teams, fake)
+    await teams.post(message("<at>runbook-bot</at> fix https://git.example.com/runbooks/blob/main/oom-killed.md",
+                             service_url=fake.service_url, id="1759990100088"))
+    await teams.done()
+    said = str(fake.connector_calls()[-1].body)
+    assert "now leads with `oom-killed.md`" in said, said

@@ -1,0 +1,58 @@
+"""Corrections from a chat, whatever the platform: after a 👎, the runbooks to offer as choices; a
+choice, a typed link or path, or `fix <path or link>` in the thread, made into a correction on the
+answer (with the question and alert it was given under). No chat SDK is imported here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot import messages
+from bot.answering import Answerer
+from bot.context import IncidentContext
+from bot.records.answers import answered_in
+
+NONE_OF_THESE = "none"
+_FIX = re.compile(r"^\s*fix\s+(?P<target>\S.*)$", re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The runbooks a 👎 on an answer offers, as (path, title), the one it led with left out."""
+
+    answer_id: int
+    choices: list[tuple[str, str]]
+
+
+def fix_target(text: str) -> str | None:
+    """The path or link of a `fix <path or link>` message or command, else None."""
+    found = _FIX.match(text or "")
+    return found["target"].strip().strip("<>").split("|", 1)[0] if found else None
+
+
+async def offer(answerer: Answerer, answer_id: int, *, platform: str, user: str | None, n: int = 5) -> Offer | None:
+    """The choices to offer after a 👎 on a stored answer (None when the answer is gone)."""
+    asked = await answered_in(answerer.pool, answer_id)
+    if asked is None:
+        return None
+    context = IncidentContext(alert=asked.alert, entry_point=platform, channel=asked.channel, user=user)
+    return Offer(answer_id, await answerer.alternatives(asked.question, context, shown=asked.shown, n=n))
+
+
+async def correct(answerer: Answerer, answer_id: int, given: str, *, platform: str, user: str,
+                  user_name: str | None = None) -> str:
+    """Make `given` (a chosen path, a typed link or path, or "none") a correction of the answer; what
+    to tell the engineer."""
+    given = (given or "").strip()
+    if not given or given == NONE_OF_THESE:
+        return messages.CORRECTION_NONE
+    asked = await answered_in(answerer.pool, answer_id)
+    if asked is None:
+        return messages.CORRECTION_ANSWER_GONE
+    context = IncidentContext(alert=asked.alert, entry_point=platform, channel=asked.channel, user=user)
+    path = await answerer.correct(given, asked.question, context, platform=platform, user_id=user,
+                                  user_name=user_name, answer_id=answer_id)
+    if path is None:
+        return messages.CORRECTION_UNKNOWN.format(given=given[:200])
+    where = f"alert {asked.alert['alertname']}" if asked.alert.get("alertname") else "this question"
+    return messages.CORRECTION_SAVED.format(path=path, where=where)
