@@ -71,12 +71,12 @@ def _section_source(number: int, top: ScoredChunk, section: DocumentSection, res
         return _hit_source(number, hit)
     return Source(id=number, chunk_id=section.first_chunk_id, document=top.document_title, path=top.document_path,
                   source=top.source, heading_path=list(section.heading_path),
-                  link=_section_link(top.link, section.heading_path), relevance=round(top.score, 4))
+                  link=_section_link(top.link, section.heading_path), relevance=round(top.relevance, 4))
 
 
 def _hit_source(number: int, hit: ScoredChunk) -> Source:
     return Source(id=number, chunk_id=hit.chunk_id, document=hit.document_title, path=hit.document_path,
-                  source=hit.source, heading_path=list(hit.heading_path), link=hit.link, relevance=round(hit.score, 4))
+                  source=hit.source, heading_path=list(hit.heading_path), link=hit.link, relevance=round(hit.relevance, 4))
 
 
 def _section_link(link: str | None, heading: Sequence[str]) -> str | None:

@@ -49,6 +49,7 @@ CORRECTION_SAVED = ("Thanks: {where} now leads with `{path}` (for everyone; "
 CORRECTION_NONE = "Thanks: noted that none of these runbooks was right."
 CORRECTION_UNKNOWN = "I could not find a runbook for `{given}` in the corpus; nothing was changed."
 CORRECTION_ANSWER_GONE = "That answer is no longer available, so nothing was changed."
+CORRECTION_FIX_HINT = "(or reply `@runbook-bot fix <link or path>` in the thread)"
 CORRECTION_NO_ANSWER = "There is no answer of mine here to correct: use `fix <path or link>` in the thread of an answer."
 
 # Slack (mrkdwn)

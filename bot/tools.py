@@ -235,8 +235,8 @@ class RunbookTools:
     def _chunk_block(self, hit: ScoredChunk) -> tuple[Evidence, str]:
         text = self.show(hit.text)
         ev = Evidence(hit.chunk_id, hit.document_id, hit.document_title, hit.document_path, hit.heading_path,
-                      text, source=hit.source, link=hit.link, relevance=round(hit.score, 4))
-        return ev, self._header(ev) + f" relevance {hit.score:.2f}\n" + text
+                      text, source=hit.source, link=hit.link, relevance=round(hit.relevance, 4))
+        return ev, self._header(ev) + f" relevance {hit.relevance:.2f}\n" + text
 
     def _header(self, ev: Evidence) -> str:
         """The citation line of a block; titles and headings are runbook text too, made safe like it."""

@@ -103,6 +103,12 @@ class ScoredChunk:
     text_loaded: bool = True  # False: a candidate whose text was not shipped (see load_texts)
     document_features: DocumentFeatures | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def relevance(self) -> float:
+        """The score as people are shown it: without the pin that puts a runbook first (an alert's
+        own link, an engineers' correction), which is a rank, not a relevance."""
+        return self.score - self.boosts.get("runbook_link", 0.0)
+
 
 @dataclass
 class SearchResult:

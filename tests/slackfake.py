@@ -278,14 +278,16 @@ def action_body(action_id: str, value: str, *, channel: str, message_ts: str, re
     return urllib.parse.urlencode({"payload": json.dumps(payload)})
 
 
-def view_submission_body(callback_id: str, private_metadata: str, text: str, *, user: str = "U0BOB0001") -> str:
-    """A modal submitted, form-encoded as `payload=`."""
+def view_submission_body(callback_id: str, private_metadata: str, text: str, *, user: str = "U0BOB0001",
+                         values: dict[str, Any] | None = None) -> str:
+    """A modal submitted, form-encoded as `payload=`; `values` adds other inputs' state."""
     payload = {
         "type": "view_submission", "team": {"id": TEAM, "domain": "fake"},
         "user": {"id": user, "username": "bob", "team_id": TEAM}, "api_app_id": "A0RUNBOOK1",
         "token": "legacy-verification-token", "trigger_id": "trigger-view",
         "view": {"id": "V0FAKE01", "type": "modal", "callback_id": callback_id, "private_metadata": private_metadata,
-                 "state": {"values": {"comment": {"text": {"type": "plain_text_input", "value": text}}}}},
+                 "state": {"values": {"comment": {"text": {"type": "plain_text_input", "value": text}},
+                                      **(values or {})}}},
     }
     return urllib.parse.urlencode({"payload": json.dumps(payload)})
 
@@ -344,6 +346,19 @@ class Harness(ServerHarness):
                            response_url=self.fake.response_url("action"), user=user, ephemeral=ephemeral)
         return await self.post(body, FORM)
 
-    async def submit(self, callback_id: str, private_metadata: str, text: str, user: str = "U0BOB0001") -> Reply:
+    async def submit(self, callback_id: str, private_metadata: str, text: str, user: str = "U0BOB0001",
+                     values: dict[str, Any] | None = None) -> Reply:
         """A modal submitted."""
-        return await self.post(view_submission_body(callback_id, private_metadata, text, user=user), FORM)
+        return await self.post(view_submission_body(callback_id, private_metadata, text, user=user, values=values),
+                               FORM)
+
+    async def pick(self, action_id: str, value: str, *, channel: str, message_ts: str,
+                   user: str = "U0BOB0001") -> Reply:
+        """An option chosen in a select menu of an ephemeral message."""
+        body = action_body(action_id, value, channel=channel, message_ts=message_ts,
+                           response_url=self.fake.response_url("action"), user=user, ephemeral=True)
+        payload = json.loads(urllib.parse.parse_qs(body)["payload"][0])
+        payload["actions"][0] = {"type": "static_select", "action_id": action_id, "block_id": "fix",
+                                 "selected_option": {"text": {"type": "plain_text", "text": value}, "value": value},
+                                 "action_ts": str(time.time())}
+        return await self.post(urllib.parse.urlencode({"payload": json.dumps(payload)}), FORM)

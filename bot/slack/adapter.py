@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -39,17 +40,19 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
 from bot.answering import Answerer, EmptyQuestion
+from bot.chat import corrections
 from bot.chat.background import Tasks
+from bot.chat.corrections import fix_target
 from bot.context import IncidentContext
 from bot.chat.ratelimit import RateLimiter
 from bot.slack.blocks import (
-    ACTION_DOWN, ACTION_SHARE, ACTION_UP, FEEDBACK_VIEW, HELP_WORDS, Block, answer_blocks, fallback_text,
-    placeholder_blocks, slack_question, text_blocks,
+    ACTION_DOWN, ACTION_FIX_NONE, ACTION_FIX_PICK, ACTION_SHARE, ACTION_UP, FEEDBACK_VIEW, HELP_WORDS, Block,
+    answer_blocks, fallback_text, placeholder_blocks, slack_question, text_blocks,
 )
 from bot.slack.config import SlackConfig
-from bot.slack.feedback import on_comment, on_reaction, on_share, on_vote_button
+from bot.slack.feedback import on_comment, on_fix_choice, on_reaction, on_share, on_vote_button
 from bot.slack.reply import (
-    PLATFORM, Delivery, Deps, Malformed, MessageReply, Reply, ResponseUrlReply, apologise, claimed, delivery_of,
+    PLATFORM, Delivery, Deps, Malformed, MessageReply, Reply, ResponseUrlReply, apologise, apology, claimed, delivery_of,
     check_response_url, ephemeral_notice, field, message_of, quietly, tell,
 )
 from bot.records import events
@@ -84,6 +87,10 @@ async def on_runbook(ack: Any, command: dict[str, Any], context: AsyncBoltContex
         return
     if refusal := deps.refusal(user, channel):
         await ack(response_type="ephemeral", text=refusal)
+        return
+    if (target := fix_target(text)) is not None:  # `/runbook fix <path>`: the channel's latest answer
+        await ack(response_type="ephemeral", text=messages.SLACK_SEARCHING)
+        deps.tasks.spawn(_fix(deps, ephemeral_notice(respond), channel, None, user, target), name="slack:fix")
         return
     ephemeral = deps.config.visibility == "ephemeral"
     if ephemeral:  # the ack itself is the placeholder
@@ -148,6 +155,22 @@ async def on_message(event: dict[str, Any], body: dict[str, Any], context: Async
                                     context), name=f"slack:dm:{channel}:{ts}")
 
 
+def _without_mentions(text: Any) -> str:
+    return re.sub(r"<@[A-Z0-9]+(?:\|[^>]*)?>", " ", text if isinstance(text, str) else "").strip()
+
+
+async def _fix(deps: Deps, say: Any, channel: str, thread: str | None, user: str, target: str) -> None:
+    """`fix <path or link>`: a correction of the latest answer in the thread (or the channel)."""
+    try:
+        answer_id = await events.latest_answer(deps.pool, PLATFORM, channel, thread)
+        said = (messages.CORRECTION_NO_ANSWER if answer_id is None else
+                await corrections.correct(deps.answerer, answer_id, target, platform=PLATFORM, user=user,
+                                          user_name=f"<@{user}>"))
+    except Exception as exc:
+        said = apology(exc, "recording a correction")
+    await quietly(say(said))
+
+
 def _from_bot(event: Mapping[str, Any]) -> bool:
     return bool(event.get("bot_id")) or event.get("subtype") == "bot_message"
 
@@ -162,6 +185,10 @@ async def _thread_answer(deps: Deps, client: AsyncWebClient, event: dict[str, An
         try:
             if refusal := deps.refusal(user, channel):
                 await tell(client, channel, user, thread_ts, refusal)
+                return
+            if (target := fix_target(_without_mentions(event.get("text")))) is not None:
+                await _fix(deps, lambda said: tell(client, channel, user, thread_ts, said), channel, thread_ts,
+                           user, target)
                 return
             await reply.placeholder(placeholder_blocks())
             tq = slack_question(event, await _read_thread(client, event), bolt.bot_user_id, bolt.bot_id)
@@ -333,4 +360,6 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.action(ACTION_UP)(on_vote_button)
     app.action(ACTION_DOWN)(on_vote_button)
     app.action(ACTION_SHARE)(on_share)
+    app.action(ACTION_FIX_PICK)(on_fix_choice)
+    app.action(ACTION_FIX_NONE)(on_fix_choice)
     app.view(FEEDBACK_VIEW)(on_comment)

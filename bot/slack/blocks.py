@@ -18,6 +18,7 @@ from typing import Any
 
 from bot import messages
 from bot.chat.alerts import ThreadMessage, ThreadQuestion, thread_question
+from bot.chat.corrections import NONE_OF_THESE
 from bot.answer import Answer, Finding, Source, Step
 from guardrails.inputs import normalise_question
 
@@ -30,6 +31,9 @@ ACTION_UP = "runbook_feedback_up"
 ACTION_DOWN = "runbook_feedback_down"
 ACTION_SHARE = "runbook_share"
 FEEDBACK_VIEW = "runbook_feedback_comment"
+ACTION_FIX_PICK = "runbook_fix_pick"  # a runbook chosen after a 👎 (value: "<answer id>|<path>")
+ACTION_FIX_NONE = "runbook_fix_none"
+MAX_OPTION_CHARS = 75
 _LINK = re.compile(r"<([^<>\n]+)>")
 _SEVERITY_ICON = {"block": ":no_entry:", "warn": ":warning:", "info": ":information_source:"}
 
@@ -166,8 +170,12 @@ def _more(count: int, sources: list[Source], links: Mapping[int, str | None]) ->
     return messages.SLACK_MORE_STEPS.format(count=count, where=where or "the runbook")
 
 
+_USER_MENTION = re.compile(r"&lt;@([UW][A-Z0-9]{2,20})&gt;")
+
+
 def _notes(answer: Answer) -> list[Block]:
-    notes = [f":memo: {mrkdwn(n)}" for n in answer.notes if n.strip()]
+    # A note may name an engineer ("corrected by <@U123>"): user mentions stay mentions, nothing else.
+    notes = [":memo: " + _USER_MENTION.sub(r"<@\1>", mrkdwn(n)) for n in answer.notes if n.strip()]
     return [context(*notes)] if notes else []
 
 
@@ -216,19 +224,48 @@ def fallback_text(answer: Answer) -> str:
     return clip(answer.answer or messages.NO_RUNBOOK, MAX_FALLBACK_CHARS)
 
 
-def comment_modal(private_metadata: str) -> Block:
-    """The thumbs-down follow-up: an optional free-text comment, stored on submit."""
+def comment_modal(private_metadata: str, choices: Sequence[tuple[str, str]] = ()) -> Block:
+    """The thumbs-down follow-up: which runbook would have been right (the closest ones, "none of
+    these", or a typed link or path) and an optional comment, stored on submit."""
+    blocks: list[Block] = []
+    if choices:
+        options = [_option(title, path) for path, title in choices]
+        options.append(_option(messages.CORRECTION_NONE_LABEL, NONE_OF_THESE))
+        blocks.append({"type": "input", "block_id": "correction", "optional": True,
+                       "label": {"type": "plain_text", "text": messages.CORRECTION_ASK},
+                       "element": {"type": "static_select", "action_id": "choice", "options": options,
+                                   "placeholder": {"type": "plain_text", "text": messages.CORRECTION_CHOICE}}})
+    blocks.append({"type": "input", "block_id": "correction_other", "optional": True,
+                   "label": {"type": "plain_text", "text": messages.CORRECTION_OTHER},
+                   "element": {"type": "plain_text_input", "action_id": "text", "max_length": 500}})
+    blocks.append({"type": "input", "block_id": "comment", "optional": True,
+                   "label": {"type": "plain_text", "text": messages.SLACK_FEEDBACK_LABEL},
+                   "element": {"type": "plain_text_input", "action_id": "text", "multiline": True,
+                               "max_length": 3000}})
     return {
         "type": "modal", "callback_id": FEEDBACK_VIEW, "private_metadata": private_metadata,
         "title": {"type": "plain_text", "text": messages.SLACK_FEEDBACK_TITLE},
         "submit": {"type": "plain_text", "text": "Send"},
         "close": {"type": "plain_text", "text": "Skip"},
-        "blocks": [{
-            "type": "input", "block_id": "comment", "optional": True,
-            "label": {"type": "plain_text", "text": messages.SLACK_FEEDBACK_LABEL},
-            "element": {"type": "plain_text_input", "action_id": "text", "multiline": True, "max_length": 3000},
-        }],
+        "blocks": blocks,
     }
+
+
+def correction_blocks(answer_id: int, choices: Sequence[tuple[str, str]]) -> list[Block]:
+    """After a 👎 reaction (no modal can open): the closest runbooks to pick from, and "none of these"."""
+    options = [_option(title, f"{answer_id}|{path}") for path, title in choices]
+    elements: list[Block] = []
+    if options:
+        elements.append({"type": "static_select", "action_id": ACTION_FIX_PICK, "options": options,
+                         "placeholder": {"type": "plain_text", "text": messages.CORRECTION_CHOICE}})
+    elements.append(_button(messages.CORRECTION_NONE_LABEL, ACTION_FIX_NONE, f"{answer_id}|{NONE_OF_THESE}"))
+    return [section(f"*{escape(messages.CORRECTION_ASK)}* {escape(messages.CORRECTION_FIX_HINT)}"),
+            {"type": "actions", "elements": elements}]
+
+
+def _option(label: str, value: str) -> Block:
+    shown = label if len(label) <= MAX_OPTION_CHARS else label[: MAX_OPTION_CHARS - 1] + "…"
+    return {"text": {"type": "plain_text", "text": shown}, "value": value[:150]}
 
 
 # --- Reading ---------------------------------------------------------------------------------------------------------

@@ -5,7 +5,9 @@ background task; bot/slack/adapter.py registers them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,14 +18,17 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
 from bot.answer import Answer
+from bot.chat import corrections
 from bot.observability import count_vote
-from bot.slack.blocks import ACTION_UP, answer_blocks, comment_modal, fallback_text
+from bot.slack.blocks import ACTION_UP, answer_blocks, comment_modal, correction_blocks, fallback_text
 from bot.slack.reply import (
     PLATFORM, Delivery, Deps, Malformed, apology, check_response_url, claimed, delivery_of, ephemeral_notice, field,
     quietly, tell, value_at,
 )
 from bot.records import events, feedback
 
+log = logging.getLogger(__name__)
+CHOICES_TIMEOUT_S = 2.0  # the trigger of a 👎 opens the modal only within 3 s
 _VOTES = {"+1": 1, "thumbsup": 1, "-1": -1, "thumbsdown": -1}
 
 
@@ -45,7 +50,8 @@ async def _record_button(deps: Deps, client: AsyncWebClient, respond: Any, vote:
     try:
         if vote.vote < 0 and trigger_id:  # the trigger expires in 3 s: open the modal first
             meta = json.dumps({"answer_id": vote.answer_id, "channel": vote.channel, "ts": vote.message_ts})
-            await client.views_open(trigger_id=trigger_id, view=comment_modal(meta))
+            choices = await _choices(deps, vote.answer_id, vote.user_id)
+            await client.views_open(trigger_id=trigger_id, view=comment_modal(meta, choices))
         await feedback.record_vote(deps.pool, vote)
         count_vote(vote.vote)
         if vote.vote > 0:
@@ -54,16 +60,67 @@ async def _record_button(deps: Deps, client: AsyncWebClient, respond: Any, vote:
         await quietly(ephemeral_notice(respond)(apology(exc, "recording a vote")))
 
 
+async def _choices(deps: Deps, answer_id: int, user: str) -> list[tuple[str, str]]:
+    """The runbooks a 👎 offers; none when finding them takes too long (the modal must open within 3 s)."""
+    try:
+        found = await asyncio.wait_for(corrections.offer(deps.answerer, answer_id, platform=PLATFORM, user=user),
+                                       CHOICES_TIMEOUT_S)
+    except Exception:
+        log.warning("slack: no runbooks to offer after a 👎 on answer %s", answer_id, exc_info=True)
+        return []
+    return found.choices if found is not None else []
+
+
 async def on_comment(ack: Any, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext,
                      client: AsyncWebClient) -> None:
-    """The 👎 modal submitted: store the text on the user's vote."""
+    """The 👎 modal submitted: a chosen or typed runbook becomes a correction; the text is stored on the vote."""
     answer_id, channel, ts = _voted_answer(view)
     user = field(body, "user", "id")
     await ack()
     deps: Deps = context["deps"]
     value = value_at(view, "state", "values", "comment", "text", "value")
+    typed = value_at(view, "state", "values", "correction_other", "text", "value")
+    chosen = value_at(view, "state", "values", "correction", "choice", "selected_option", "value")
+    given = next((v.strip() for v in (typed, chosen) if isinstance(v, str) and v.strip()), None)
+    if given is not None:
+        deps.tasks.spawn(_correct(deps, client, answer_id, given, (channel, user, None)), name="slack:correction")
     if isinstance(value, str) and value.strip():
         deps.tasks.spawn(_store_comment(deps, client, answer_id, channel, ts, user, value), name="slack:comment")
+
+
+async def _correct(deps: Deps, client: AsyncWebClient, answer_id: int, given: str,
+                   where: tuple[str, str, str | None]) -> None:
+    """Make the runbook a correction of the answer and tell the engineer what it changes."""
+    channel, user, thread = where
+    try:
+        said = await corrections.correct(deps.answerer, answer_id, given, platform=PLATFORM, user=user,
+                                         user_name=f"<@{user}>")
+    except Exception as exc:
+        said = apology(exc, "recording a correction")
+    await quietly(tell(client, channel, user, thread, said))
+
+
+async def on_fix_choice(ack: Any, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
+                        client: AsyncWebClient, respond: Any) -> None:
+    """A runbook picked (or "none of these") in the choices offered after a 👎 reaction."""
+    value = value_at(action, "selected_option", "value") or value_at(action, "value")
+    answer, _, given = str(value or "").partition("|")
+    if not answer.isdigit() or not given:
+        raise Malformed("a correction choice without an answer and a runbook")
+    user = field(body, "user", "id")
+    check_response_url(body)
+    await ack()
+    deps: Deps = context["deps"]
+    deps.tasks.spawn(_pick(deps, respond, int(answer), given, user), name="slack:correction")
+
+
+async def _pick(deps: Deps, respond: Any, answer_id: int, given: str, user: str) -> None:
+    try:
+        said = await corrections.correct(deps.answerer, answer_id, given, platform=PLATFORM, user=user,
+                                         user_name=f"<@{user}>")
+    except Exception as exc:
+        said = apology(exc, "recording a correction")
+    await quietly(respond(text=said, response_type="ephemeral", replace_original=True))
 
 
 def _voted_answer(view: Mapping[str, Any]) -> tuple[int, str, str]:
@@ -115,12 +172,26 @@ async def _record_reaction(deps: Deps, client: AsyncWebClient, kind: str, where:
             vote_row = feedback.Vote(PLATFORM, channel, ts, user, answer_id, vote, "reaction")
             await feedback.record_vote(deps.pool, vote_row)
             count_vote(vote_row.vote)
+            if vote < 0:
+                await _offer_after_reaction(deps, client, answer_id, (channel, ts, user))
         else:
             await feedback.undo_vote(deps.pool, PLATFORM, channel, ts, user, vote)
         if delivery[0]:
             await events.finish_event(deps.pool, PLATFORM, delivery[0])
     except Exception as exc:
         await quietly(tell(client, channel, user, None, apology(exc, "recording a reaction")))
+
+
+async def _offer_after_reaction(deps: Deps, client: AsyncWebClient, answer_id: int,
+                                where: tuple[str, str, str]) -> None:
+    """After a 👎 reaction, the runbooks that might have been right, to the voter only (best effort)."""
+    channel, ts, user = where
+    found = await corrections.offer(deps.answerer, answer_id, platform=PLATFORM, user=user)
+    if found is None:
+        return
+    blocks = correction_blocks(answer_id, found.choices)
+    await quietly(client.chat_postEphemeral(channel=channel, user=user, thread_ts=ts, text=messages.CORRECTION_ASK,
+                                            blocks=blocks))
 
 
 async def on_share(ack: Any, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,

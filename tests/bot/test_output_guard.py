@@ -4,7 +4,6 @@ neutralised before a model reads it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from aiohttp import web

@@ -14,6 +14,7 @@ from bot.slack.blocks import ACTION_DOWN, ACTION_UP, FEEDBACK_VIEW
 from bot.records.feedback import feedback_rows
 from tests.bot.chat.test_alerts import ALERTMANAGER, GRAFANA, HUMAN
 from tests.bot.slack.test_adapter import button_values, texts
+from bot.slack.blocks import ACTION_FIX_NONE, ACTION_FIX_PICK
 from tests.slackfake import BOT_ID, BOT_USER, FakeSlackAPI, Harness
 
 CHANNEL = "C0INCIDENT"
@@ -268,7 +269,8 @@ async def test_buttons_vote_once_per_user_and_thumbs_down_asks_why(slack: Harnes
     [opened] = fake.calls_to("views.open")
     view = opened.args["view"]
     assert opened.args["trigger_id"] == "trigger-" + ACTION_DOWN and view["callback_id"] == FEEDBACK_VIEW
-    assert view["blocks"][0]["element"]["type"] == "plain_text_input"
+    assert [b["block_id"] for b in view["blocks"]] == ["correction", "correction_other", "comment"]
+    assert view["blocks"][-1]["element"]["type"] == "plain_text_input"
     bob = [r for r in await feedback_rows(slack.pool) if r["user_id"] == "U0BOB0001"]
     assert [(r["vote"], r["via"]) for r in bob] == [(-1, "button")], "the same row, updated"
 
@@ -289,3 +291,61 @@ async def test_feedback_failure_is_not_silent(slack: Harness, fake: FakeSlackAPI
     await slack.click(ACTION_DOWN, answer_id, channel=CHANNEL, message_ts=ts)
     await slack.done()
     assert any("Sorry" in (c.args.get("text") or "") for c in fake.calls_to("response_url"))
+
+
+def _options(blocks: list[dict[str, Any]]) -> list[str]:
+    """The values of the select menus' options in some blocks."""
+    out: list[str] = []
+    for block in blocks:
+        for element in [block.get("element") or {}, *(block.get("elements") or [])]:
+            out += [o["value"] for o in element.get("options") or []]
+    return out
+
+
+async def test_thumbs_down_offers_runbooks_and_the_pick_leads_the_next_answer(slack: Harness, fake: FakeSlackAPI) -> None:
+    answer_id, ts = await _posted_answer(slack, fake)
+    await slack.click(ACTION_DOWN, answer_id, channel=CHANNEL, message_ts=ts)
+    await slack.done()
+    [opened] = fake.calls_to("views.open")
+    offered = _options(opened.args["view"]["blocks"])
+    assert offered[-1] == "none" and "disk-full.md" not in offered and len(offered) >= 3, offered
+    picked = "oom-killed.md" if "oom-killed.md" in offered else offered[0]
+    chosen = {"correction": {"choice": {"type": "static_select", "selected_option": {"value": picked}}}}
+    assert (await slack.submit(FEEDBACK_VIEW, opened.args["view"]["private_metadata"], "", values=chosen)).status == 200
+    await slack.done()
+    [told] = fake.calls_to("chat.postEphemeral")
+    assert told.args["user"] == "U0BOB0001" and f"now leads with `{picked}`" in told.args["text"]
+
+    await slack.command("disk full on /var/lib/docker", user="U0CAROL01")
+    await slack.done()
+    again = texts(fake.calls_to("chat.update")[-1].args["blocks"])
+    assert "This follows a correction: <@U0BOB0001> said on" in again, again
+    assert again.index(picked) < again.index("disk-full.md") if "disk-full.md" in again else picked in again
+
+
+async def test_a_thumbs_down_reaction_offers_the_choices_to_the_voter_only(slack: Harness, fake: FakeSlackAPI) -> None:
+    answer_id, ts = await _posted_answer(slack, fake)
+    await slack.event(reaction("reaction_added", "-1", ts, user="U0CAROL01"), event_id="Ev0FIX0001")
+    await slack.done()
+    [offer] = fake.calls_to("chat.postEphemeral")
+    assert offer.args["user"] == "U0CAROL01" and offer.args["thread_ts"] == ts
+    values = _options(offer.args["blocks"])
+    assert values and all(v.startswith(f"{answer_id}|") for v in values)
+    assert (await slack.pick(ACTION_FIX_PICK, values[0], channel=CHANNEL, message_ts=ts, user="U0CAROL01")).status == 200
+    await slack.done()
+    saved = [c for c in fake.calls_to("response_url") if "now leads with" in (c.args.get("text") or "")]
+    assert saved and saved[-1].args["replace_original"] is True, "the choices are replaced by what was saved"
+    assert (await slack.click(ACTION_FIX_NONE, answer_id, channel=CHANNEL, message_ts=ts)).status == 400, \
+        "a button value that is not '<answer>|<runbook>' is malformed"
+
+
+async def test_fix_corrects_the_latest_answer_in_the_channel_or_thread(slack: Harness, fake: FakeSlackAPI) -> None:
+    await _posted_answer(slack, fake)
+    reply = await slack.command("fix https://git.example.com/sre/runbooks/blob/main/oom-killed.md")
+    assert reply.status == 200
+    await slack.done()
+    said = [c.args.get("text") or "" for c in fake.calls_to("response_url")]
+    assert any("now leads with `oom-killed.md`" in s for s in said), said
+    await slack.command("fix no/such/runbook.md")
+    await slack.done()
+    assert any("could not find a runbook" in (c.args.get("text") or "") for c in fake.calls_to("response_url"))
