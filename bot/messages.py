@@ -142,3 +142,12 @@ GUARD: dict[str, str] = {
 
 
 SLACK_MALFORMED = "Bad request: a signed Slack request the bot cannot read (see its log)."
+
+# Command line (bot/cli/main.py: ingest, ask, search)
+INGEST_NOT_A_SOURCE = "error: {detail}. Give a folder of runbooks (or a git working tree) or one runbook file."
+INGEST_EMPTY_SOURCE = (
+    "error: no documents found, but source {source!r} has {documents} documents: ingesting would delete them all, so "
+    "nothing was changed. Check the path; to really empty the source, run it again with --allow-empty."
+)
+EMPTY_SEARCH = 'error: the search query is empty; give words to look for, e.g. runbook-bot search "disk full".'
+STDIN_NOT_UTF8 = "note: the input was not valid UTF-8; bytes that could not be read were replaced with �."

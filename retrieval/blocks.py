@@ -3,6 +3,7 @@
 Block structure comes from markdown-it-py, so `#` inside a code fence is never a heading and
 block boundaries are exact. A document becomes its top-level blocks in order, with no text
 left out, plus tags naming the block kinds (code, yaml, json, table, steps, list) by span.
+`line_pieces` cuts a block far too big to keep whole (a pasted log, a dump) at line ends.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -258,3 +260,62 @@ def text_blocks(text: str) -> list[Block]:
     """Plain text: paragraphs separated by blank lines."""
     lines = _Lines(text)
     return _gap_blocks(lines, 0, len(lines.starts))
+
+
+# --------------------------------------------------------------------------- capping
+
+
+_LINE = re.compile(r"[^\n]*\S[^\n]*")
+_WORD = re.compile(r"\S+")
+
+
+def line_pieces(text: str, start: int, end: int, limit: float) -> list[Block]:
+    """A span cut into atomic blocks of at most ``limit`` tokens: runs of whole lines, a longer
+    line at spaces, a longer word by characters (minified or base64 data)."""
+    return _runs(text, start, end, limit, _LINE, _words)
+
+
+def _words(text: str, start: int, end: int, limit: float) -> list[Block]:
+    """One long line as runs of whole words of at most ``limit``; a longer word by characters."""
+    return _runs(text, start, end, limit, _WORD, _slices)
+
+
+def _runs(
+    text: str, start: int, end: int, limit: float, pattern: re.Pattern[str],
+    longer: Callable[[str, int, int, float], list[Block]],
+) -> list[Block]:
+    """Matches of ``pattern`` in a span, joined into blocks of at most ``limit``; a match over
+    the limit is cut by ``longer``. Matches are separated by whitespace, so weights add up."""
+    out: list[Block] = []
+    joinable = False  # whether the last block may take the next match
+    for match in pattern.finditer(text, start, end):
+        a, b = match.span()
+        weight = token_weight(match.group())
+        if weight > limit:
+            out.extend(longer(text, a, b, limit))
+            joinable = False
+        elif joinable and out[-1].weight + weight <= limit:
+            out[-1].end, out[-1].weight = b, out[-1].weight + weight
+        else:
+            out.append(Block(a, b, weight, atomic=True))
+            joinable = True
+    return out
+
+
+def _slices(text: str, start: int, end: int, limit: float) -> list[Block]:
+    """A span with no whitespace cut by characters into pieces of at most ``limit`` tokens.
+
+    Every character weighs at least 1/6 of a token, so a piece is at most 6 x ``limit`` long; the
+    longest prefix within the limit is found by bisection (weight grows with length)."""
+    out: list[Block] = []
+    while start < end:
+        lo, hi = 1, min(end - start, int(6 * limit) + 1)
+        while lo < hi:  # the longest prefix [start, start + lo) within the limit
+            mid = (lo + hi + 1) // 2
+            if token_weight(text[start : start + mid]) <= limit:
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append(Block(start, start + lo, token_weight(text[start : start + lo]), atomic=True))
+        start += lo
+    return out

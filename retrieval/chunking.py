@@ -2,7 +2,9 @@
 
 Blocks come from `retrieval.blocks` and long sections are packed by `retrieval.packing`.
 Chunks are exact slices of the input text; code blocks, tables and numbered procedures are
-never cut.
+not cut, unless one is more than OVERSIZE times the max (a pasted log, a 2 MB dump): that one
+is cut at line ends into chunks within the max, and its section into sections within the parent
+max, so no chunk or section grows with the file.
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ from dataclasses import dataclass, replace
 from collections.abc import Sequence
 from typing import Any
 
-from retrieval.blocks import Block, Tag, markdown_blocks, text_blocks
+from retrieval.blocks import Block, Tag, line_pieces, markdown_blocks, text_blocks
 from retrieval.models import Chunk, Section
 from retrieval.packing import Limits, cut
 from retrieval.tokens import count_tokens
 
 PARENT_MAX_TOKENS = 2000
+# A block up to OVERSIZE x max_tokens stays one (oversized) chunk: a long procedure or config
+# file reads best whole. Past that it is cut (see the module docstring); so is a leaf past
+# OVERSIZE x the parent max. Every runbook of the eval corpora stays under both.
+OVERSIZE = 5
 
 
 @dataclass
@@ -26,6 +32,7 @@ class _Leaf:
     path: tuple[str, ...]
     level: int
     blocks: list[Block]
+    continued: bool = False  # a later part of a leaf cut for being over OVERSIZE x parent max
 
     @property
     def weight(self) -> float:
@@ -69,7 +76,7 @@ def _parents(leaves: list[_Leaf], parent_max: int) -> list[list[_Leaf]]:
     """Group leaves into H2-level parents; a parent over ``parent_max`` splits at H3s."""
     groups: list[list[_Leaf]] = []
     for leaf in leaves:
-        if leaf.level == 3 and groups:
+        if (leaf.level == 3 or leaf.continued) and groups:
             groups[-1].append(leaf)
         else:
             groups.append([leaf])
@@ -84,6 +91,36 @@ def _parents(leaves: list[_Leaf], parent_max: int) -> list[list[_Leaf]]:
             parents[-1].append(leaf)
             weight += leaf.weight
     return parents
+
+
+def _capped_blocks(text: str, blocks: list[Block], lim: Limits) -> list[Block]:
+    """Blocks, with each one over OVERSIZE x the max cut at line ends into packable pieces."""
+    cap = OVERSIZE * lim.max
+    if all(b.weight <= cap for b in blocks):
+        return blocks
+    limit = max(1.0, min(lim.target, lim.max - lim.overlap))  # as the packer cuts prose
+    out: list[Block] = []
+    for block in blocks:
+        out.extend(line_pieces(text, block.start, block.end, limit) if block.weight > cap else [block])
+    return out
+
+
+def _capped_leaves(leaves: list[_Leaf], parent_max: int) -> list[_Leaf]:
+    """Leaves, with each one over OVERSIZE x ``parent_max`` cut into parts of about ``parent_max``."""
+    out: list[_Leaf] = []
+    for leaf in leaves:
+        if leaf.weight <= OVERSIZE * parent_max:
+            out.append(leaf)
+            continue
+        part, weight = _Leaf(leaf.path, leaf.level, []), 0.0
+        out.append(part)
+        for block in leaf.blocks:
+            if part.blocks and weight + block.weight > parent_max:
+                part, weight = _Leaf(leaf.path, leaf.level, [], continued=True), 0.0
+                out.append(part)
+            part.blocks.append(block)
+            weight += block.weight
+    return out
 
 
 def _weight(parent: list[_Leaf]) -> float:
@@ -171,7 +208,8 @@ def _build(
 ) -> tuple[list[Section], list[Chunk]]:
     """Sections and chunks from a document's blocks; ``opts`` = (parent max, merge parents)."""
     parent_max, merge_parents = opts
-    parents = _parents(_leaves(blocks), parent_max)
+    leaves = _capped_leaves(_leaves(_capped_blocks(text, blocks, lim)), parent_max)
+    parents = _parents(leaves, parent_max)
     if merge_parents:
         parents = _merge_tiny_parents(parents, lim.min, parent_max)
     sections = [_section(text, i, parent) for i, parent in enumerate(parents)]

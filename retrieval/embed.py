@@ -6,6 +6,7 @@ Hosted models (litellm) implement the same protocol in bot/llm.py, the only impo
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -53,6 +54,15 @@ async def embed_query(embedder: Embedder, text: str) -> np.ndarray:
     return (await asyncio.to_thread(embedder.embed, [text]))[0]
 
 
+def encodable(texts: Sequence[str]) -> list[str]:
+    """Texts the tokenizers accept: lone surrogates (bytes that were not UTF-8, as Python keeps
+    them from stdin or argv) become U+FFFD; other texts are left as they are."""
+    return [t if t.isascii() or not _SURROGATE.search(t) else _SURROGATE.sub("\ufffd", t) for t in texts]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def normalise(vectors: np.ndarray) -> np.ndarray:
     """Scale rows to unit length; zero rows stay zero."""
     vectors = np.asarray(vectors, dtype=np.float32)
@@ -95,7 +105,7 @@ class WordLlamaEmbedder:
         """Embed texts with WordLlama's average-pooled token embeddings."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return normalise(self._model.embed(list(texts), norm=False, return_np=True))
+        return normalise(self._model.embed(encodable(texts), norm=False, return_np=True))
 
 
 def _parse_wordllama_model(name: str) -> tuple[str, int]:
@@ -134,7 +144,7 @@ class SentenceTransformerEmbedder:
         """Embed texts with the transformer (mean pooling as the model defines)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(list(texts), batch_size=32, convert_to_numpy=True)
+        vectors = self._model.encode(encodable(texts), batch_size=32, convert_to_numpy=True)
         return normalise(vectors)
 
 

@@ -3,16 +3,22 @@
 Unchanged files (same bytes, same pipeline) are skipped; changed ones are re-parsed, re-chunked
 and re-embedded; files gone from the tree are deleted with their chunks. Every document is
 replaced in its own transaction, so a failure never leaves half a document or loses the old one.
+A path that is no source, or a tree with no documents where the source has some, is refused
+before anything is deleted. Parsing, analysis and embedding run in worker threads: the event
+loop (the bot answering questions) stays free while a big file is ingested. Each run is a row
+of ingest_runs; a run whose process died is marked abandoned by the next one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,22 +29,43 @@ from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 from retrieval import lexical, store
-from retrieval.db import LOCK_INDEX
+from retrieval.db import LOCK_INDEX, autocommit_connection
 from retrieval.chunking import contextual_text
 from retrieval.embed import Embedder
 from retrieval.models import MalformedDocument, ParsedDocument, UnsupportedFormat
-from retrieval.parsers import parse_document
+from retrieval.parsers import FORMATS, document_format, parse_document
 
 log = logging.getLogger(__name__)
 
 # Bump when parsing or chunking changes in a way that should re-chunk unchanged files.
-PIPELINE_VERSION = "1"
+# 2: blocks over chunking.OVERSIZE x the max are cut (a huge chunk stored by 1 goes).
+PIPELINE_VERSION = "2"
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
 # Extension-less files read as plain text; these are repository furniture, not runbooks.
 SKIP_FILES = {"LICENSE", "LICENCE", "COPYING", "NOTICE", "CODEOWNERS", "OWNERS", "Makefile",
               "Dockerfile", "Jenkinsfile", "Procfile", "Gemfile", "Rakefile", "Vagrantfile"}
 
 ProgressFn = Callable[[int, int, str], None]
+
+
+class IngestRefused(Exception):
+    """An ingest refused before it deleted anything; the message says why."""
+
+
+class NotASource(IngestRefused):
+    """A path that is neither a directory nor a supported document (a device, a symlink loop...)."""
+
+
+class EmptySource(IngestRefused):
+    """The paths hold no documents but the source has some: ingesting them would delete them all."""
+
+    def __init__(self, source: str, documents: int) -> None:
+        super().__init__(
+            f"no documents found for source {source!r}, which has {documents} documents: "
+            "nothing was deleted (allow an empty ingest to delete them)"
+        )
+        self.source = source
+        self.documents = documents
 
 
 @dataclass
@@ -52,6 +79,7 @@ class IngestOptions:
     overlap_tokens: int = 50
     embed_batch_size: int = 64
     delete_missing: bool = True
+    allow_empty: bool = False  # let a tree with no documents delete every document of the source
 
     def signature(self) -> str:
         """What, besides the bytes, decides a document's chunks."""
@@ -105,18 +133,42 @@ class _Tree:
     changed_at: dict[str, datetime]
 
 
-def discover(root: Path) -> Iterator[Path]:
-    """Every regular file below root, skipping VCS and tooling folders, in a stable order."""
+def discover(root: Path, skipped: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
+    """Every regular file below root, skipping VCS and tooling folders, in a stable order.
+    Symbolic links are not followed and special files not read: they go to ``skipped`` with why."""
     if root.is_file():
         yield root
         return
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        folders = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        links = [d for d in folders if (Path(dirpath) / d).is_symlink()]
+        if skipped is not None:
+            skipped.extend((Path(dirpath) / d, "symbolic link to a folder (links are not followed)") for d in links)
+        dirnames[:] = [d for d in folders if d not in links]
         for name in sorted(filenames):
             path = Path(dirpath) / name
-            if name.startswith(".") or name in SKIP_FILES or path.is_symlink() or not path.is_file():
+            if name.startswith(".") or name in SKIP_FILES:
                 continue
-            yield path
+            why = _not_regular(path)
+            if why is None:
+                yield path
+            elif skipped is not None:
+                skipped.append((path, why))
+
+
+def _not_regular(path: Path) -> str | None:
+    """Why a directory entry is not read as a file (None for a regular file)."""
+    if not path.is_symlink():
+        return None if path.is_file() else "not a regular file (a device, socket or pipe)"
+    try:
+        path.resolve(strict=True)
+    except RuntimeError:  # Python 3.11 reports a loop this way
+        return "symbolic link loop"
+    except FileNotFoundError:
+        return "broken symbolic link"
+    except OSError as exc:
+        return "symbolic link loop" if exc.errno == errno.ELOOP else f"unreadable symbolic link: {exc.strerror}"
+    return "symbolic link (links are not followed)"
 
 
 def git_tree(root: Path) -> _Tree:
@@ -153,23 +205,43 @@ async def ingest(
     progress: ProgressFn | None = None,
 ) -> IngestSummary:
     """Ingest files under roots into one source; see the module docstring."""
-    roots = [r.expanduser().resolve() for r in roots]
-    for root in roots:
-        if not root.exists():
-            raise FileNotFoundError(f"no such file or directory: {root}")
+    roots = [source_root(r) for r in roots]
     name = options.source or (roots[0].name if roots[0].is_dir() else roots[0].parent.name)
     summary = IngestSummary(source=name)
-    async with pool.connection() as guard:
+    # The guard holds the index lock and the run's lock, and records the run (autocommit: its
+    # row must be visible while the run goes on).
+    async with autocommit_connection(pool) as guard:
         await guard.execute("SELECT pg_advisory_lock_shared(%s)", (LOCK_INDEX,))
         try:
-            await _ingest_locked(pool, embedder, roots, options, summary, progress)
+            await _ingest_locked(pool, guard, embedder, roots, options, summary, progress)
         finally:
             await guard.execute("SELECT pg_advisory_unlock_shared(%s)", (LOCK_INDEX,))
     return summary
 
 
+def source_root(path: Path) -> Path:
+    """A path to ingest, resolved: a directory or a supported document, else NotASource."""
+    try:
+        root = path.expanduser().resolve()
+    except (RuntimeError, OSError):  # a symbolic link loop (RuntimeError up to Python 3.12)
+        raise NotASource(f"{path} is a symbolic link loop") from None
+    if not root.exists():
+        raise FileNotFoundError(f"no such file or directory: {root}")
+    if root.is_dir():
+        return root
+    if not root.is_file():
+        raise NotASource(f"{root} is neither a directory nor a regular file")
+    try:
+        document_format(root.name)
+    except UnsupportedFormat:
+        kinds = ", ".join(sorted(k for k in FORMATS if k))
+        raise NotASource(f"{root} is not a supported document ({kinds}, or no extension)") from None
+    return root
+
+
 async def _ingest_locked(
     pool: AsyncConnectionPool,
+    guard: AsyncConnection,
     embedder: Embedder,
     roots: list[Path],
     options: IngestOptions,
@@ -177,15 +249,64 @@ async def _ingest_locked(
     progress: ProgressFn | None,
 ) -> None:
     started = time.perf_counter()
-    trees = [git_tree(root) for root in roots]
+    trees = await asyncio.to_thread(lambda: [git_tree(root) for root in roots])
     kind = "git" if any(t.commit for t in trees) else "directory"
     async with pool.connection() as conn:
         source_id = await store.ensure_source(conn, summary.source, kind, str(roots[0]))
         version = await store.ensure_active_index(conn, embedder.backend, embedder.model, embedder.dim)
         existing = await store.source_documents(conn, source_id)
-        run_id = await store.start_run(conn, source_id)
-    files = [(tree, path) for tree in trees for path in discover(tree.root)]
-    summary.timed("discover", time.perf_counter() - started)
+    async with _recorded_run(guard, source_id) as run_id:
+        files = await asyncio.to_thread(_discover, trees, summary)
+        summary.timed("discover", time.perf_counter() - started)
+        seen = await _ingest_files(pool, embedder, (version.id, source_id), files, existing, options, summary, progress)
+        if options.delete_missing:
+            await _delete_missing(pool, existing, seen, summary, options.allow_empty)
+        await _maintain(pool, summary)
+        details = {"skipped": summary.skipped, "failed": summary.failed, "stages": summary.stage_seconds}
+        await store.finish_run(guard, run_id, summary.counts(), details)
+
+
+@asynccontextmanager
+async def _recorded_run(guard: AsyncConnection, source_id: int) -> AsyncIterator[int]:
+    """A run of ingest_runs, recorded as failed if the ingest raises; runs whose process died
+    are first marked abandoned, so none stays 'running' forever."""
+    abandoned = await store.abandon_dead_runs(guard)
+    if abandoned:
+        log.warning("ingest runs %s never finished (their process is gone): marked abandoned", abandoned)
+    run_id = await store.start_run(guard, source_id)
+    try:
+        yield run_id
+    except (Exception, asyncio.CancelledError) as exc:  # cancelled (Ctrl-C) too: record it
+        why = "the ingest was cancelled" if isinstance(exc, asyncio.CancelledError) else f"{type(exc).__name__}: {exc}"
+        try:
+            await store.fail_run(guard, run_id, why)
+        except Exception:  # the database went away too: the next ingest marks the run abandoned
+            log.warning("could not record ingest run %s as failed", run_id, exc_info=True)
+        raise
+
+
+def _discover(trees: list[_Tree], summary: IngestSummary) -> list[tuple[_Tree, Path]]:
+    """The files of every tree; links and special files go to the summary's skipped list."""
+    files: list[tuple[_Tree, Path]] = []
+    for tree in trees:
+        skipped: list[tuple[Path, str]] = []
+        files.extend((tree, path) for path in discover(tree.root, skipped))
+        summary.skipped.extend((_relative(tree.root, path), why) for path, why in skipped)
+    return files
+
+
+async def _ingest_files(
+    pool: AsyncConnectionPool,
+    embedder: Embedder,
+    ids: tuple[int, int],
+    files: list[tuple[_Tree, Path]],
+    existing: dict[str, store.DocumentRow],
+    options: IngestOptions,
+    summary: IngestSummary,
+    progress: ProgressFn | None,
+) -> set[str]:
+    """Prepare, embed and write the files in batches; returns the relative paths seen."""
+    version, source_id = ids
     seen: set[str] = set()
     batch: list[_Pending] = []
     for done, (tree, path) in enumerate(files, start=1):
@@ -195,13 +316,16 @@ async def _ingest_locked(
         if pending is not None:
             batch.append(pending)
         if sum(len(p.doc.chunks) for p in batch) >= options.embed_batch_size * 4:
-            await _flush(pool, embedder, version.id, source_id, batch, existing, summary)
+            await _flush(pool, embedder, version, source_id, batch, existing, summary)
             batch = []
         if progress:
             progress(done, len(files), rel)
-    await _flush(pool, embedder, version.id, source_id, batch, existing, summary)
-    if options.delete_missing:
-        await _delete_missing(pool, existing, seen, summary)
+    await _flush(pool, embedder, version, source_id, batch, existing, summary)
+    return seen
+
+
+async def _maintain(pool: AsyncConnectionPool, summary: IngestSummary) -> None:
+    """End-of-run upkeep: the lexical blocks, then planner statistics if much changed."""
     async with pool.connection() as conn, conn.transaction():
         t0 = time.perf_counter()
         if await lexical.refresh_impacts(conn):
@@ -209,9 +333,6 @@ async def _ingest_locked(
     t0 = time.perf_counter()
     if await store.analyze_if_changed(pool, summary.chunks_written + len(summary.deleted)):
         summary.timed("analyze", time.perf_counter() - t0)
-    details = {"skipped": summary.skipped, "failed": summary.failed, "stages": summary.stage_seconds}
-    async with pool.connection() as conn:
-        await store.finish_run(conn, run_id, summary.counts(), details)
 
 
 def _relative(root: Path, path: Path) -> str:
@@ -228,43 +349,48 @@ async def _prepare(
     options: IngestOptions,
     summary: IngestSummary,
 ) -> _Pending | None:
-    """Read, hash and parse one file; None when it is unchanged or must be skipped."""
+    """Read, hash and parse one file (in worker threads); None when unchanged or skipped."""
     t0 = time.perf_counter()
-    try:
-        size = path.stat().st_size
-        if size > options.max_file_bytes:
-            summary.skipped.append((rel, _too_big(size, options.max_file_bytes)))
-            return None
-        data = path.read_bytes()
-    except OSError as exc:
-        summary.skipped.append((rel, f"cannot read: {exc.strerror or exc}"))
-        return None
-    content_hash = store.sha256(options.signature().encode() + b"\0" + data)
+    read = await asyncio.to_thread(_read, path, options)
     summary.timed("read", time.perf_counter() - t0)
+    if isinstance(read, str):
+        summary.skipped.append((rel, read))
+        return None
+    data, content_hash, updated_at = read
     old = existing.get(rel)
     if old is not None and old.content_hash == content_hash:
         summary.unchanged.append(rel)
         return None
-    doc = await _parse(rel, data, options, summary)
-    if doc is None:
+    parsed = await _parse(rel, data, options, summary)
+    if parsed is None:
         return None
+    doc, texts, hashes = parsed
     if not doc.chunks:
         summary.skipped.append((rel, "no text to index"))
         return None
-    texts = [contextual_text(doc.title, c.heading_path, c.text) for c in doc.chunks]
-    updated_at = tree.changed_at.get(str(path)) or _mtime(path)
-    return _Pending(rel, content_hash, tree.commit, updated_at, doc, texts, [store.sha256(t) for t in texts])
+    return _Pending(rel, content_hash, tree.commit, tree.changed_at.get(str(path)) or updated_at, doc, texts, hashes)
 
 
-async def _parse(rel: str, data: bytes, options: IngestOptions, summary: IngestSummary) -> ParsedDocument | None:
+def _read(path: Path, options: IngestOptions) -> tuple[bytes, str, datetime] | str:
+    """A file's bytes, content hash and modification time, or why it cannot be read."""
+    try:
+        stat = path.stat()
+        if stat.st_size > options.max_file_bytes:
+            return _too_big(stat.st_size, options.max_file_bytes)
+        data = path.read_bytes()
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    content_hash = store.sha256(options.signature().encode() + b"\0" + data)
+    return data, content_hash, datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc)
+
+
+async def _parse(
+    rel: str, data: bytes, options: IngestOptions, summary: IngestSummary
+) -> tuple[ParsedDocument, list[str], list[str]] | None:
     """Parse in a worker thread; bad input is skipped with its reason, parser bugs are failures."""
     t0 = time.perf_counter()
     try:
-        return await asyncio.to_thread(
-            parse_document, rel, data, max_bytes=options.max_file_bytes,
-            target_tokens=options.target_tokens, max_tokens=options.max_tokens,
-            overlap_tokens=options.overlap_tokens,
-        )
+        return await asyncio.to_thread(_parse_for_index, rel, data, options)
     except (UnsupportedFormat, MalformedDocument) as exc:
         summary.skipped.append((rel, str(exc)))
     except Exception as exc:  # a parser bug must not stop the other files
@@ -275,12 +401,18 @@ async def _parse(rel: str, data: bytes, options: IngestOptions, summary: IngestS
     return None
 
 
+def _parse_for_index(rel: str, data: bytes, options: IngestOptions) -> tuple[ParsedDocument, list[str], list[str]]:
+    """A parsed document with what is embedded for each chunk and the hashes of that."""
+    doc = parse_document(
+        rel, data, max_bytes=options.max_file_bytes, target_tokens=options.target_tokens,
+        max_tokens=options.max_tokens, overlap_tokens=options.overlap_tokens,
+    )
+    texts = [contextual_text(doc.title, c.heading_path, c.text) for c in doc.chunks]
+    return doc, texts, [store.sha256(t) for t in texts]
+
+
 def _too_big(size: int, limit: int) -> str:
     return f"file is {size / 1048576:.1f} MB, over the {limit / 1048576:.1f} MB limit"
-
-
-def _mtime(path: Path) -> datetime:
-    return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
 
 
 async def _flush(
@@ -375,10 +507,16 @@ async def _delete_missing(
     existing: dict[str, store.DocumentRow],
     seen: set[str],
     summary: IngestSummary,
+    allow_empty: bool,
 ) -> None:
+    """Delete the source's documents gone from the tree; EmptySource rather than delete them
+    all when the tree gave no document at all (a wrong path, an unmounted volume)."""
     gone = [row for path, row in existing.items() if path not in seen]
     if not gone:
         return
+    kept = summary.added or summary.updated or summary.unchanged
+    if len(gone) == len(existing) and not kept and not allow_empty:
+        raise EmptySource(summary.source, len(existing))
     t0 = time.perf_counter()
     async with pool.connection() as conn, conn.transaction():
         await lexical.unindex_documents(conn, [row.id for row in gone])

@@ -12,6 +12,7 @@ from the forward index.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,29 +70,41 @@ def chunk_counters(doc: ParsedDocument) -> list[Counter[str]]:
 
 
 async def index_chunks(conn: AsyncConnection, chunk_ids: Sequence[int], doc: ParsedDocument) -> None:
-    """Write forward rows and delta postings for freshly inserted chunks; update df and stats."""
+    """Write forward rows and delta postings for freshly inserted chunks; update df and stats.
+    Analysis and formatting run in worker threads: for a big document they take seconds."""
     if not chunk_ids:
         return
-    rows = await forward_rows(conn, chunk_ids, chunk_counters(doc))
+    rows = await forward_rows(conn, chunk_ids, await asyncio.to_thread(chunk_counters, doc))
     stats = await (await conn.execute("SELECT k1, b, avgdl_indexed FROM lexical_stats")).fetchone()
     assert stats is not None
-    k1, b, avgdl = stats
+    lines = await asyncio.to_thread(_delta_lines, rows, *stats)
+    # The delta before the statistics: every writer locks tombstones, delta, lexical_stats in order.
+    async with conn.cursor().copy("COPY lexical_delta (term_id, chunk_id, impact) FROM STDIN") as copy:
+        await copy.write(lines)
+    await write_forward(conn, rows)
+
+
+def _delta_lines(rows: Sequence[ChunkTerms], k1: float, b: float, avgdl: float) -> str:
+    """COPY text of the rows' postings with their BM25 impacts."""
     lines = []
     for row in rows:
         norm = k1 * (1 - b + b * row.length / avgdl)
         lines.extend(f"{t}\t{row.chunk_id}\t{tf * (k1 + 1) / (tf + norm):.6g}\n" for t, tf in zip(row.term_ids, row.tfs))
-    # The delta before the statistics: every writer locks tombstones, delta, lexical_stats in order.
-    async with conn.cursor().copy("COPY lexical_delta (term_id, chunk_id, impact) FROM STDIN") as copy:
-        await copy.write("".join(lines))
-    await write_forward(conn, rows)
+    return "".join(lines)
 
 
 async def forward_rows(
     conn: AsyncConnection, chunk_ids: Sequence[int], counters: Sequence[Counter[str]]
 ) -> list[ChunkTerms]:
     """Map chunks' term counts to term ids (creating new terms) as forward-index rows."""
-    vocabulary = sorted({t for c in counters for t in c})
+    vocabulary = await asyncio.to_thread(lambda: sorted({t for c in counters for t in c}))
     term_ids = await _term_ids(conn, vocabulary)
+    return await asyncio.to_thread(_forward_rows, chunk_ids, counters, term_ids)
+
+
+def _forward_rows(
+    chunk_ids: Sequence[int], counters: Sequence[Counter[str]], term_ids: dict[str, int]
+) -> list[ChunkTerms]:
     rows = []
     for chunk_id, counts in zip(chunk_ids, counters):
         pairs = sorted((term_ids[t], min(n, 32767)) for t, n in counts.items())
@@ -103,10 +116,7 @@ async def write_forward(conn: AsyncConnection, rows: Sequence[ChunkTerms]) -> No
     """Store forward rows and chunk lengths; add to df and the corpus statistics (no postings)."""
     if not rows:
         return
-    buffer = "".join(
-        f"{r.chunk_id}\t{{{','.join(map(str, r.term_ids))}}}\t{{{','.join(map(str, r.tfs))}}}\t{r.length}\n"
-        for r in rows
-    )
+    buffer, df = await asyncio.to_thread(_forward_copy, rows)
     async with conn.cursor().copy("COPY lexical_chunk_terms (chunk_id, term_ids, tfs, length) FROM STDIN") as copy:
         await copy.write(buffer)
     await conn.execute(
@@ -114,7 +124,6 @@ async def write_forward(conn: AsyncConnection, rows: Sequence[ChunkTerms]) -> No
         " WHERE chunks.id = u.id",
         ([r.chunk_id for r in rows], [r.length for r in rows]),
     )
-    df = Counter(t for r in rows for t in r.term_ids)
     ids = sorted(df)
     await _bump_df(conn, ids, [df[t] for t in ids])
     await conn.execute(
@@ -123,23 +132,43 @@ async def write_forward(conn: AsyncConnection, rows: Sequence[ChunkTerms]) -> No
     )
 
 
+def _forward_copy(rows: Sequence[ChunkTerms]) -> tuple[str, Counter[int]]:
+    """COPY text of forward rows, and the document frequency each term gains."""
+    buffer = "".join(
+        f"{r.chunk_id}\t{{{','.join(map(str, r.term_ids))}}}\t{{{','.join(map(str, r.tfs))}}}\t{r.length}\n"
+        for r in rows
+    )
+    return buffer, Counter(t for r in rows for t in r.term_ids)
+
+
 async def _term_ids(conn: AsyncConnection, terms: list[str]) -> dict[str, int]:
+    literal = await asyncio.to_thread(_array, terms)
     # Sorted insert order keeps concurrent ingests from deadlocking on the dictionary.
     await conn.execute(
         "INSERT INTO lexical_terms (term) SELECT unnest(%s::text[]) ORDER BY 1 ON CONFLICT (term) DO NOTHING",
-        (terms,),
+        (literal,),
     )
-    cur = await conn.execute("SELECT term, id FROM lexical_terms WHERE term = ANY(%s)", (terms,))
+    cur = await conn.execute("SELECT term, id FROM lexical_terms WHERE term = ANY(%s::text[])", (literal,))
     return dict(await cur.fetchall())
 
 
 async def _bump_df(conn: AsyncConnection, term_ids: list[int], deltas: list[int]) -> None:
     order = sorted(range(len(term_ids)), key=lambda i: term_ids[i])
+    ids, ds = await asyncio.to_thread(lambda: (_array([term_ids[i] for i in order]), _array([deltas[i] for i in order])))
     await conn.execute(
         "UPDATE lexical_terms t SET df = t.df + u.d FROM unnest(%s::int[], %s::int[]) AS u(id, d)"
         " WHERE t.id = u.id",
-        ([term_ids[i] for i in order], [deltas[i] for i in order]),
+        (ids, ds),
     )
+
+
+def _array(values: Sequence[str] | Sequence[int]) -> str:
+    """A Postgres array literal, built in a worker thread: psycopg adapts a list element by element
+    on the event loop, and a big document's vocabulary (tens of thousands of terms) takes a while."""
+    if values and isinstance(values[0], str):
+        quoted = ('"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values)
+        return "{" + ",".join(quoted) + "}"
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 async def unindex_documents(conn: AsyncConnection, document_ids: Sequence[int]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import datetime as dt
+import math
 import re
 from pathlib import PurePosixPath
 from typing import Any
@@ -44,8 +45,9 @@ def parse_document(
     title_hint = None
     if fmt == "pdf":
         body, metadata["pages"] = pdf_text(data)
+        body = body.replace("\0", "")  # Postgres text cannot hold NUL
     elif fmt == "docx":
-        body = docx_markdown(data)
+        body = docx_markdown(data).replace("\0", "")
     else:
         body = decode_text(data)
         if fmt == "markdown":
@@ -84,7 +86,8 @@ def _size(n: int) -> str:
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 bytes (BOM allowed) to text with LF line ends; rejects binary and other encodings."""
+    """UTF-8 bytes (BOM allowed) to text with LF line ends and no NUL; rejects binary and other
+    encodings."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise MalformedDocument("not valid UTF-8 (the file is UTF-16; save it as UTF-8)")
     sample = data[:_SNIFF_BYTES]
@@ -99,7 +102,9 @@ def decode_text(data: bytes) -> str:
     except UnicodeDecodeError as exc:
         bad = data[exc.start : exc.start + 1].hex()
         raise MalformedDocument(f"not valid UTF-8 (byte 0x{bad} at offset {exc.start})") from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # As git does, a NUL in the sniffed prefix makes a file binary; a stray one after it is
+    # dropped (Postgres text cannot hold NUL).
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "")
     if not text.strip():
         raise MalformedDocument("empty file (only whitespace)")
     return text
@@ -118,7 +123,7 @@ def _utf8_prefix(sample: bytes) -> bool:
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """YAML front matter (a mapping, made JSON-serialisable) and the body after it."""
+    """YAML front matter (a mapping, made JSON-serialisable and storable) and the body after it."""
     match = _FRONT_MATTER.match(text)
     if not match:
         return {}, text
@@ -131,22 +136,67 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
         data = {}
     if not isinstance(data, dict):
         raise MalformedDocument(f"front matter must be a mapping, not a {type(data).__name__}")
-    return _jsonable(data), text[match.end() :]
+    return _Storable().convert(data), text[match.end() :]
 
 
-def _jsonable(value: Any) -> Any:
-    """YAML values as JSON-friendly ones: dates to ISO strings, keys to str, sets to lists."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_jsonable(v) for v in value), key=str)
+# Bounds on front matter once YAML aliases are expanded: an alias bomb ("billion laughs") of a
+# few hundred bytes would otherwise become gigabytes of metadata.
+FRONT_MATTER_VALUES = 10_000
+FRONT_MATTER_DEPTH = 32
+
+
+class _Storable:
+    """Converts loaded YAML into what jsonb stores: dates to ISO strings, keys to str, sets to
+    lists, non-finite floats to strings, NUL dropped; refuses recursive, deep or huge values."""
+
+    def __init__(self) -> None:
+        self.values = 0
+        self.open: set[int] = set()  # ids of the containers being converted (to spot cycles)
+
+    def convert(self, value: Any, depth: int = 0) -> Any:
+        """One value, converted (MalformedDocument when it breaks a bound)."""
+        self.values += 1
+        if self.values > FRONT_MATTER_VALUES:
+            raise MalformedDocument(
+                f"front matter is too large (over {FRONT_MATTER_VALUES:,} values once YAML aliases are expanded)"
+            )
+        if not isinstance(value, (dict, list, tuple, set, frozenset)):
+            return _scalar(value)
+        if id(value) in self.open:
+            raise MalformedDocument("front matter is recursive (a YAML alias refers to the value it is in)")
+        if depth >= FRONT_MATTER_DEPTH:
+            raise MalformedDocument(f"front matter is nested more than {FRONT_MATTER_DEPTH} levels deep")
+        self.open.add(id(value))
+        try:
+            return self._container(value, depth + 1)
+        finally:
+            self.open.discard(id(value))
+
+    def _container(self, value: Any, depth: int) -> Any:
+        """A mapping, sequence or set, its items converted."""
+        if isinstance(value, dict):
+            return {_text(str(k)): self.convert(v, depth) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.convert(v, depth) for v in value]
+        return sorted((self.convert(v, depth) for v in value), key=str)
+
+
+def _scalar(value: Any) -> Any:
+    """A YAML scalar as a storable JSON value."""
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # .inf, -.inf, .nan: JSON has no such numbers
     if isinstance(value, (dt.date, dt.time)):  # datetime is a date
         return value.isoformat()
     if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
+        return _text(value.decode("utf-8", "replace"))
     return value
+
+
+def _text(value: str) -> str:
+    """A string Postgres can store (no NUL)."""
+    return value.replace("\0", "")
 
 
 def _title(name: str, metadata: dict[str, Any], hint: str | None, markdown: str | None) -> str:

@@ -151,8 +151,20 @@ def leg_weight(config: SearchConfig, kind: QueryKind) -> float:
     return min(max(w, 0.0), 1.0)
 
 
+def _drop_undefined_legs(hits: list[ScoredChunk]) -> None:
+    """Clear a leg's rank and score where its score is not a number, in place. A query with no
+    terms embeds to the zero vector, and its cosine distance to any chunk is NaN: that leg found
+    nothing, and NaN must not reach the scores, the ranking or the confidence."""
+    for h in hits:
+        if h.dense_score is not None and not math.isfinite(h.dense_score):
+            h.dense_score, h.dense_rank = None, None
+        if h.lexical_score is not None and not math.isfinite(h.lexical_score):
+            h.lexical_score, h.lexical_rank = None, None
+
+
 def fuse(hits: list[ScoredChunk], config: SearchConfig, kind: QueryKind) -> None:
     """Set each hit's base score from its legs (RRF or convex combination), in place."""
+    _drop_undefined_legs(hits)
     w = leg_weight(config, kind)
     if config.legs == "lexical":
         w = 1.0

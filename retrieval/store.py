@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
@@ -136,21 +137,30 @@ async def create_hnsw_index(conn: AsyncConnection, version: IndexVersion) -> Non
         await conn.execute(statement)
 
 
+# Rows per statement that writes or reads a document's sections, chunks or embeddings: psycopg
+# builds parameter arrays and decodes vectors on the event loop, and a huge document's at once
+# would hold it for a second.
+ROWS_PER_STATEMENT = 256
+
+
 async def cached_embeddings(
     conn: AsyncConnection, version: int, embed_hashes: Sequence[str]
 ) -> dict[str, np.ndarray]:
-    """Embeddings already stored for these embed hashes (the embedding cache)."""
-    if not embed_hashes:
-        return {}
-    cur = await conn.execute(
-        "SELECT DISTINCT ON (c.embed_hash) c.embed_hash, e.embedding "
-        "FROM chunks c JOIN chunk_embeddings e ON e.chunk_id = c.id AND e.version = %s "
-        "WHERE c.embed_hash = ANY(%s)",
-        (version, list(set(embed_hashes))),
-    )
-    # pgvector hands back Vector objects (binary results) or numpy arrays (text results).
-    return {h: np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32)
-            for h, v in await cur.fetchall()}
+    """Embeddings already stored for these embed hashes (the embedding cache), read in slices:
+    the vectors are decoded on the event loop."""
+    wanted = sorted(set(embed_hashes))
+    found: dict[str, np.ndarray] = {}
+    for i in range(0, len(wanted), ROWS_PER_STATEMENT):
+        cur = await conn.execute(
+            "SELECT DISTINCT ON (c.embed_hash) c.embed_hash, e.embedding "
+            "FROM chunks c JOIN chunk_embeddings e ON e.chunk_id = c.id AND e.version = %s "
+            "WHERE c.embed_hash = ANY(%s)",
+            (version, wanted[i : i + ROWS_PER_STATEMENT]),
+        )
+        # pgvector hands back Vector objects (binary results) or numpy arrays (text results).
+        found.update((h, np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32))
+                     for h, v in await cur.fetchall())
+    return found
 
 
 async def lock_document(conn: AsyncConnection, source_id: int, path: str) -> str | None:
@@ -199,23 +209,36 @@ async def clear_document(conn: AsyncConnection, document_id: int) -> None:
     await conn.execute("DELETE FROM sections WHERE document_id = %s", (document_id,))
 
 
+_INSERT_SECTIONS = (
+    "INSERT INTO sections (document_id, position, heading_path, text, char_start, char_end,"
+    " token_count) SELECT %s, u.position, string_to_array(u.heading, E'\\x1f'), u.text,"
+    " u.char_start, u.char_end, u.token_count FROM unnest("
+    "%s::int[], %s::text[], %s::text[], %s::int[], %s::int[], %s::int[])"
+    " AS u(position, heading, text, char_start, char_end, token_count) RETURNING id, position"
+)
+_INSERT_CHUNKS = (
+    "INSERT INTO chunks (document_id, section_id, position, heading_path, text, text_hash,"
+    " embed_hash, char_start, char_end, token_count, metadata) SELECT %s, u.section_id,"
+    " u.position, string_to_array(u.heading, E'\\x1f'), u.text, encode(sha256(convert_to(u.text,"
+    " 'UTF8')), 'hex'), u.embed_hash, u.char_start, u.char_end, u.token_count, u.metadata"
+    " FROM unnest(%s::bigint[], %s::int[], %s::text[], %s::text[], %s::text[], %s::int[],"
+    " %s::int[], %s::int[], %s::jsonb[]) AS u(section_id, position, heading, text, embed_hash,"
+    " char_start, char_end, token_count, metadata) RETURNING id, position"
+)
+
+
 async def insert_sections(conn: AsyncConnection, document_id: int, doc: ParsedDocument) -> list[int]:
     """Insert a document's parent sections; return their ids in section order."""
-    s = doc.sections
-    cur = await conn.execute(
-        "INSERT INTO sections (document_id, position, heading_path, text, char_start, char_end,"
-        " token_count) SELECT %s, u.position, string_to_array(u.heading, E'\\x1f'), u.text,"
-        " u.char_start, u.char_end, u.token_count FROM unnest("
-        "%s::int[], %s::text[], %s::text[], %s::int[], %s::int[], %s::int[])"
-        " AS u(position, heading, text, char_start, char_end, token_count) RETURNING id, position",
-        (
+    by_position: dict[int, int] = {}
+    for i in range(0, len(doc.sections), ROWS_PER_STATEMENT):
+        s = doc.sections[i : i + ROWS_PER_STATEMENT]
+        cur = await conn.execute(_INSERT_SECTIONS, (
             document_id,
             [x.index for x in s], [_join_path(x.heading_path) for x in s], [x.text for x in s],
             [x.char_start for x in s], [x.char_end for x in s], [x.token_count for x in s],
-        ),
-    )
-    by_position = {pos: sid for sid, pos in await cur.fetchall()}
-    return [by_position[x.index] for x in s]
+        ))
+        by_position.update((pos, sid) for sid, pos in await cur.fetchall())
+    return [by_position[x.index] for x in doc.sections]
 
 
 async def insert_chunks(
@@ -226,25 +249,18 @@ async def insert_chunks(
     embed_hashes: list[str],
 ) -> list[int]:
     """Insert a document's chunks; return their ids in chunk order."""
-    c = doc.chunks
-    cur = await conn.execute(
-        "INSERT INTO chunks (document_id, section_id, position, heading_path, text, text_hash,"
-        " embed_hash, char_start, char_end, token_count, metadata) SELECT %s, u.section_id,"
-        " u.position, string_to_array(u.heading, E'\\x1f'), u.text, encode(sha256(convert_to(u.text,"
-        " 'UTF8')), 'hex'), u.embed_hash, u.char_start, u.char_end, u.token_count, u.metadata"
-        " FROM unnest(%s::bigint[], %s::int[], %s::text[], %s::text[], %s::text[], %s::int[],"
-        " %s::int[], %s::int[], %s::jsonb[]) AS u(section_id, position, heading, text, embed_hash,"
-        " char_start, char_end, token_count, metadata) RETURNING id, position",
-        (
+    by_position: dict[int, int] = {}
+    for i in range(0, len(doc.chunks), ROWS_PER_STATEMENT):
+        c, hashes = doc.chunks[i : i + ROWS_PER_STATEMENT], embed_hashes[i : i + ROWS_PER_STATEMENT]
+        cur = await conn.execute(_INSERT_CHUNKS, (
             document_id,
             [section_ids[x.section_index] for x in c], [x.position for x in c],
-            [_join_path(x.heading_path) for x in c], [x.text for x in c], embed_hashes,
+            [_join_path(x.heading_path) for x in c], [x.text for x in c], hashes,
             [x.char_start for x in c], [x.char_end for x in c], [x.token_count for x in c],
             [Jsonb(x.metadata) for x in c],
-        ),
-    )
-    by_position = {pos: cid for cid, pos in await cur.fetchall()}
-    return [by_position[x.position] for x in c]
+        ))
+        by_position.update((pos, cid) for cid, pos in await cur.fetchall())
+    return [by_position[x.position] for x in doc.chunks]
 
 
 def _join_path(path: Sequence[str]) -> str:
@@ -255,13 +271,18 @@ def _join_path(path: Sequence[str]) -> str:
 async def copy_embeddings(
     conn: AsyncConnection, version: int, chunk_ids: Sequence[int], vectors: np.ndarray
 ) -> None:
-    """Bulk-load embeddings with one COPY buffer."""
-    rows = "".join(
+    """Bulk-load embeddings with one COPY buffer (formatted in a worker thread: a big document's
+    vectors take a while to print)."""
+    rows = await asyncio.to_thread(_embedding_rows, version, chunk_ids, vectors)
+    async with conn.cursor().copy("COPY chunk_embeddings (version, chunk_id, embedding) FROM STDIN") as copy:
+        await copy.write(rows)
+
+
+def _embedding_rows(version: int, chunk_ids: Sequence[int], vectors: np.ndarray) -> str:
+    return "".join(
         f"{version}\t{chunk_id}\t[{','.join(f'{x:.7g}' for x in vector.tolist())}]\n"
         for chunk_id, vector in zip(chunk_ids, vectors)
     )
-    async with conn.cursor().copy("COPY chunk_embeddings (version, chunk_id, embedding) FROM STDIN") as copy:
-        await copy.write(rows)
 
 
 async def delete_documents(conn: AsyncConnection, document_ids: Sequence[int]) -> int:
@@ -272,17 +293,31 @@ async def delete_documents(conn: AsyncConnection, document_ids: Sequence[int]) -
     return cur.rowcount
 
 
+# An ingest run holds a session advisory lock (LOCK_RUN, run id) on the connection that started it
+# until it ends, so a run whose process died (its session with it) is told from one still going.
+LOCK_RUN = 0x52420003  # beside retrieval.db's LOCK_* keys; two-key form, so no clash with them
+_RUN_KEY = "(%(run)s::bigint %% 2147483648)::int"
+_ABANDONED = (
+    "the ingest process ended (killed or crashed) before the run finished; "
+    "documents it had written are kept, the rest are redone by the next ingest"
+)
+
+
 async def start_run(conn: AsyncConnection, source_id: int) -> int:
-    """Record the start of an ingest run."""
-    row = await (
-        await conn.execute("INSERT INTO ingest_runs (source_id) VALUES (%s) RETURNING id", (source_id,))
-    ).fetchone()
-    assert row is not None
+    """Record the start of an ingest run and take its lock on ``conn``: keep ``conn`` open until
+    finish_run or fail_run (a run whose lock is gone counts as abandoned, see abandon_dead_runs)."""
+    async with conn.transaction():
+        row = await (
+            await conn.execute("INSERT INTO ingest_runs (source_id) VALUES (%s) RETURNING id", (source_id,))
+        ).fetchone()
+        assert row is not None
+        # Taken before the row is committed: no one can see the run without its lock.
+        await conn.execute(f"SELECT pg_advisory_lock(%(lock)s, {_RUN_KEY})", {"lock": LOCK_RUN, "run": row[0]})
     return int(row[0])
 
 
 async def finish_run(conn: AsyncConnection, run_id: int, counts: dict[str, int], details: dict[str, Any]) -> None:
-    """Record the end of an ingest run with its counts and details."""
+    """Record the end of an ingest run with its counts and details; release its lock."""
     await conn.execute(
         "UPDATE ingest_runs SET finished_at = now(), added = %s, updated = %s, unchanged = %s,"
         " deleted = %s, skipped = %s, failed = %s, details = %s WHERE id = %s",
@@ -295,6 +330,35 @@ async def finish_run(conn: AsyncConnection, run_id: int, counts: dict[str, int],
         "UPDATE sources SET last_ingested_at = now() WHERE id = (SELECT source_id FROM ingest_runs WHERE id = %s)",
         (run_id,),
     )
+    await _release_run(conn, run_id)
+
+
+async def fail_run(conn: AsyncConnection, run_id: int, error: str) -> None:
+    """Record that an ingest run stopped on an error; release its lock."""
+    await conn.execute(
+        "UPDATE ingest_runs SET finished_at = now(), details = details || %s WHERE id = %s",
+        (Jsonb({"status": "failed", "error": error}), run_id),
+    )
+    await _release_run(conn, run_id)
+
+
+async def _release_run(conn: AsyncConnection, run_id: int) -> None:
+    await conn.execute(f"SELECT pg_advisory_unlock(%(lock)s, {_RUN_KEY})", {"lock": LOCK_RUN, "run": run_id})
+
+
+async def abandon_dead_runs(conn: AsyncConnection) -> list[int]:
+    """Mark unfinished ingest runs whose lock is gone (their process died) as abandoned: finished
+    now, details.status 'abandoned' with the reason. Returns their ids."""
+    cur = await conn.execute(
+        "UPDATE ingest_runs r SET finished_at = now(), details = r.details || %(details)s"
+        " WHERE r.finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM pg_locks l"
+        "  WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.classid = %(lock)s::int::oid"
+        "  AND l.objid::bigint = r.id %% 2147483648"
+        "  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))"
+        " RETURNING r.id",
+        {"details": Jsonb({"status": "abandoned", "error": _ABANDONED}), "lock": LOCK_RUN},
+    )
+    return sorted(int(r[0]) for r in await cur.fetchall())
 
 
 # Tables a search reads (their statistics are what analyze_if_changed is for).

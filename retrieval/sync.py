@@ -15,7 +15,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from retrieval import store
 from retrieval.embed import Embedder
-from retrieval.ingest import IngestOptions, describe, ingest
+from retrieval.ingest import IngestOptions, IngestRefused, NotASource, describe, ingest
 
 log = logging.getLogger(__name__)
 LOCK_SYNC = 7_310_003  # with hashtext(source name) as the second key
@@ -71,7 +71,13 @@ async def _sync_locked(
     if not spec.path.exists():
         await _record_failure(pool, spec, f"path {spec.path} does not exist")
         return {"source": spec.name, "status": "failed", "error": f"path {spec.path} does not exist"}
-    summary = describe(await ingest(pool, embedder, [spec.path], replace(options, source=spec.name)))
+    try:
+        summary = describe(await ingest(pool, embedder, [spec.path], replace(options, source=spec.name)))
+    except IngestRefused as exc:  # e.g. the tree lost every runbook: nothing was deleted
+        log.warning("source %s: %s", spec.name, exc)
+        if isinstance(exc, NotASource):  # refused before its run was recorded
+            await _record_failure(pool, spec, str(exc))
+        return {"source": spec.name, "status": "failed", "pull_error": pull_error, "error": str(exc)}
     status = "failed" if summary["failed"] or pull_error else "ok"
     return {"source": spec.name, "status": status, "pull_error": pull_error, "ingest": summary,
             "seconds": round(time.perf_counter() - started, 2)}

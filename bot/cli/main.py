@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, TypeVar
 
@@ -26,7 +27,7 @@ from bot.observability import configure_logging, new_request_id
 from bot.settings import Settings
 from retrieval import db
 from retrieval.embed import EmbedderUnavailable
-from retrieval.ingest import IngestOptions, describe, ingest
+from retrieval.ingest import EmptySource, IngestOptions, IngestRefused, describe, ingest
 from retrieval.search import hybrid_search
 from retrieval.search_types import SearchFilters
 from retrieval.rerank import RerankerUnavailable
@@ -103,14 +104,28 @@ def ingest_cmd(
     source: Optional[str] = typer.Option(None, help="Source name (default: the directory name)"),
     stats: bool = typer.Option(False, "--stats", help="Print time per stage"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON"),
+    allow_empty: bool = typer.Option(
+        False, "--allow-empty", help="Let paths with no documents delete every document of the source"
+    ),
 ) -> None:
     """Ingest runbooks incrementally (unchanged files are skipped, deleted ones removed)."""
     settings = _settings()
-    options = ingest_options(settings, source)
-    summary = _run(_with_runtime(settings, lambda rt: _ingest(rt, paths, options)))
+    options = replace(ingest_options(settings, source), allow_empty=allow_empty)
+    try:
+        summary = _run(_with_runtime(settings, lambda rt: _ingest(rt, paths, options)))
+    except IngestRefused as exc:
+        typer.echo(_refusal(exc), err=True)
+        raise typer.Exit(2) from None
     typer.echo(json.dumps(summary, indent=2) if as_json else output.ingest_text(summary, stats=stats))
     if summary["failed"]:
         raise typer.Exit(1)
+
+
+def _refusal(exc: IngestRefused) -> str:
+    """Why an ingest was refused, with what to do about it."""
+    if isinstance(exc, EmptySource):
+        return messages.INGEST_EMPTY_SOURCE.format(source=exc.source, documents=exc.documents)
+    return messages.INGEST_NOT_A_SOURCE.format(detail=exc)
 
 
 async def _ingest(runtime: Runtime, paths: list[Path], options: IngestOptions) -> dict[str, Any]:
@@ -148,6 +163,10 @@ def search(
     tag: list[str] = typer.Option([], help="Only runbooks with any of these tags"),
 ) -> None:
     """Hybrid search over the runbooks."""
+    query = _readable(query)
+    if not query.strip():
+        typer.echo(messages.EMPTY_SEARCH, err=True)
+        raise typer.Exit(2)
     settings = _settings()
     filters = _filters(source, service, environment, tag)
     result = _run(_with_runtime(settings, lambda rt: hybrid_search(rt.pool, rt.embedder, query, k=k, filters=filters)))
@@ -165,8 +184,7 @@ def ask(
     tag: list[str] = typer.Option([], help="Only runbooks with any of these tags"),
 ) -> None:
     """Answer a question with steps, commands and cited runbook sections."""
-    if question == "-":
-        question = sys.stdin.read()
+    question = _stdin_text() if question == "-" else _readable(question)
     if not question.strip():
         typer.echo(messages.EMPTY_QUESTION, err=True)
         raise typer.Exit(2)
@@ -174,6 +192,22 @@ def ask(
     context = IncidentContext(filters=_filters(source, service, environment, tag), entry_point="cli")
     answer = _run(_with_runtime(settings, lambda rt: rt.answerer.answer(question, context)))
     typer.echo(answer.model_dump_json(indent=2) if as_json else output.answer_text(answer))
+
+
+def _stdin_text() -> str:
+    """Standard input as text; bytes that are not UTF-8 become U+FFFD, with a note on stderr."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        typer.echo(messages.STDIN_NOT_UTF8, err=True)
+        return data.decode("utf-8", errors="replace")
+
+
+def _readable(text: str) -> str:
+    """A command-line argument as valid text: bytes that were not UTF-8 (kept by Python as lone
+    surrogates, which the embedder and Postgres refuse) become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 @app.command()

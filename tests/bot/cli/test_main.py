@@ -164,3 +164,48 @@ async def test_feedback_show_lists_corrections_and_undo_withdraws_them(env: dict
     assert run(["feedback", "undo", str(cid)], env).returncode == 2, "already withdrawn"
     listed = json.loads(run(["feedback", "show", "--json", "--withdrawn"], env).stdout)
     assert [c["withdrawn_why"] for c in listed["corrections"]] == ["withdrawn from the command line"]
+
+
+def test_ingest_refuses_a_path_that_is_no_source(env: dict[str, str]) -> None:
+    """`ingest /dev/null --source NAME` used to report every document of NAME deleted."""
+    assert run(["ingest", str(EXAMPLES), "--source", "examples"], env).returncode == 0
+    result = run(["ingest", "/dev/null", "--source", "examples"], env)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "neither a directory nor a regular file" in result.stderr and "Traceback" not in result.stderr
+    again = json.loads(run(["ingest", str(EXAMPLES), "--source", "examples", "--json"], env).stdout)
+    assert again["unchanged"] == len(list(EXAMPLES.glob("*.md"))) and again["added"] == 0
+
+
+def test_ingest_of_an_empty_tree_needs_allow_empty(env: dict[str, str], tmp_path: Path) -> None:
+    assert run(["ingest", str(EXAMPLES), "--source", "examples"], env).returncode == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run(["ingest", str(empty), "--source", "examples"], env)
+    assert result.returncode == 2 and "--allow-empty" in result.stderr and "Traceback" not in result.stderr
+    assert "deleted" not in result.stdout
+    files = len(list(EXAMPLES.glob("*.md")))
+    allowed = run(["ingest", str(empty), "--source", "examples", "--allow-empty"], env)
+    assert allowed.returncode == 0 and f"{files} deleted" in allowed.stdout
+
+
+def test_ingest_of_a_symlink_loop_is_one_clear_line(env: dict[str, str], tmp_path: Path) -> None:
+    os.symlink(tmp_path / "b", tmp_path / "a")
+    os.symlink(tmp_path / "a", tmp_path / "b")
+    result = run(["ingest", str(tmp_path / "a")], env)
+    assert result.returncode == 2 and "symbolic link loop" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ask_reads_invalid_utf8_on_stdin(env: dict[str, str]) -> None:
+    assert run(["ingest", str(EXAMPLES)], env).returncode == 0
+    result = subprocess.run([sys.executable, "-m", "bot.cli.main", "ask", "-"], input=b"\xff\xfe disk full",
+                            capture_output=True, env=env, timeout=300, cwd=Path(__file__).resolve().parents[3])
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    assert b"Traceback" not in result.stderr and b"not valid UTF-8" in result.stderr
+    assert b"disk-full.md" in result.stdout
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_search_with_an_empty_query_is_refused(env: dict[str, str], query: str) -> None:
+    result = run(["search", query], env)
+    assert result.returncode == 2 and "empty" in result.stderr
+    assert "nan" not in (result.stdout + result.stderr).lower()
