@@ -246,11 +246,13 @@ async def _pinned_candidates(
         ranking.fuse(extra, config, kind)
         ranking.apply_boosts(extra, query, config)
     boosted: dict[str, int] = {}
+    # Pinned in order: the first (an engineers' correction) before the next (the alert's own link).
+    rank = {path: len(pinned) - n for n, path in enumerate(pinned)}
     for h in sorted((h for h in (*hits, *extra) if h.document_path in pinned), key=lambda h: -h.score):
         if boosted.get(h.document_path, 0) < PINNED_HITS:  # its best chunks first, then the others' best
             boosted[h.document_path] = boosted.get(h.document_path, 0) + 1
-            h.boosts["runbook_link"] = LINK_BOOST
-            h.score += LINK_BOOST
+            h.boosts["runbook_link"] = LINK_BOOST * rank[h.document_path]
+            h.score += h.boosts["runbook_link"]
     return extra
 
 

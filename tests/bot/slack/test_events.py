@@ -349,3 +349,31 @@ async def test_fix_corrects_the_latest_answer_in_the_channel_or_thread(slack: Ha
     await slack.command("fix no/such/runbook.md")
     await slack.done()
     assert any("could not find a runbook" in (c.args.get("text") or "") for c in fake.calls_to("response_url"))
+
+
+async def test_a_correction_under_an_alert_leads_the_next_firing_of_that_alert(slack: Harness, fake: FakeSlackAPI) -> None:
+    """Even over the runbook the alert itself links to: the engineers said it was the wrong one."""
+    alert_thread(fake)
+    await slack.event(mention(f"<@{BOT_USER}> what do I do?"), event_id="Ev0ALERT01")
+    await slack.done()
+    first = fake.calls_to("chat.update")[-1]
+    assert "k8s-pod-crashloop.md" in texts(first.args["blocks"]).split("Sources")[-1]
+    await slack.event(reaction("reaction_added", "thumbsdown", first.args["ts"]), event_id="Ev0ALERT02")
+    await slack.done()
+    [offer] = fake.calls_to("chat.postEphemeral")
+    picked = next(v for v in _options(offer.args["blocks"]) if v.endswith("|oom-killed.md"))
+    await slack.pick(ACTION_FIX_PICK, picked, channel=CHANNEL, message_ts=first.args["ts"])
+    await slack.done()
+
+    again = copy.deepcopy(ALERTMANAGER)
+    again["ts"] = "1759995000.000100"
+    again["attachments"][0]["text"] = again["attachments"][0]["text"].replace("x2x7q", "q9z2m")
+    alert_thread(fake, again)
+    await slack.event(mention(f"<@{BOT_USER}> and now?", ts="1759995100.000100", thread_ts=again["ts"]),
+                      event_id="Ev0ALERT03")
+    await slack.done()
+    shown = texts(fake.calls_to("chat.update")[-1].args["blocks"])
+    sources = shown.split("Sources")[-1]
+    assert sources.index("oom-killed.md") < sources.index("k8s-pod-crashloop.md") if "k8s-pod-crashloop.md" in sources \
+        else "oom-killed.md" in sources, shown
+    assert "This follows a correction: <@U0BOB0001>" in shown
