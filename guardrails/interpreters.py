@@ -1,12 +1,14 @@
-"""One-liners in other interpreters (python -c, perl -e, ruby -e, node -e, php -r) read for their effects.
+"""One-liners in other interpreters (python -c, perl -e, ruby -e, node -e, php -r, lua -e, awk) read for their effects.
 
 What the code runs or deletes becomes ordinary invocations, so the same rules apply:
 `os.system("rm -rf /")` and `system("rm -rf /")` become the shell command they run,
 `subprocess.run(["rm", "-rf", "/"])` its argv, and tree deletions (`shutil.rmtree(P)`,
 `FileUtils.rm_rf(P)`, `remove_tree(P)`, `fs.rmSync(P, {recursive: true})`) become `rm -r -f P`
 (`rm -r -f ${expr}` when P is not a literal, so it reads as a variable path).
-Python is read with `ast`; the others by their calls with string-literal arguments. A shell-out
-whose command is not a literal cannot be known and is reported as an opaque command.
+Python is read with `ast`; the others by their calls with string-literal arguments (with or without
+parentheses: `exec "reboot", "-f"`; option objects like node's `{stdio: 'inherit'}` are ignored). A shell-out
+whose command is not a literal cannot be known and is reported as an opaque command; python that
+exec()s what it downloads (`exec(urlopen(URL).read())`) is remote code.
 """
 
 from __future__ import annotations
@@ -19,22 +21,30 @@ from guardrails.invocation import Invocation
 from guardrails.shell import parse_shell
 
 _PYTHON = re.compile(r"^(python[0-9.]*|pypy[0-9.]*)$")
-LANGUAGES = ("python", "perl", "ruby", "node", "php")
+LANGUAGES = ("python", "perl", "ruby", "node", "php", "lua", "awk")
 _CODE_FLAGS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
-               "php": ("-r",)}
+               "php": ("-r",), "lua": ("-e",), "awk": ("--source",)}
 _VALUE_FLAGS = {"python": ("-W", "-X", "-m"), "perl": ("-I", "-M", "-m", "-x"), "ruby": ("-r", "-I", "-C"),
-                "node": ("-r", "--require", "--import"), "php": ("-d", "-c")}
+                "node": ("-r", "--require", "--import"), "php": ("-d", "-c"), "lua": ("-l",),
+                "awk": ("-F", "-v", "--assign", "--field-separator")}
+_NAMES = {"perl": "perl", "ruby": "ruby", "node": "node", "nodejs": "node", "php": "php", "lua": "lua",
+          "luajit": "lua", "awk": "awk", "gawk": "awk", "mawk": "awk", "nawk": "awk"}
+PY_EXEC = frozenset({"exec", "eval", "builtins.exec", "builtins.eval"})
+PY_FETCH = re.compile(r"\b(?:urlopen|urlretrieve|requests\.(?:get|post)|httpx\.get|urllib3|http\.client)\b")
 PY_SHELL = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
                       "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput", "commands.getoutput",
                       "pty.spawn", "os.execvp", "os.execv"})
 PY_TREE = frozenset({"shutil.rmtree"})
 PY_FILE = frozenset({"os.remove", "os.unlink"})
 _STRING = re.compile(r"""(["'])((?:\\.|(?!\1).)*)\1""", re.DOTALL)
-_SHELL_CALL = re.compile(r"\b(?:system|exec|execSync|execFileSync|spawnSync|spawn|execFile|shell_exec|passthru|popen"
+_SHELL_CALL = re.compile(r"\b(?:system|exec|execute|execSync|execFileSync|spawnSync|spawn|execFile|shell_exec|passthru"
+                         r"|popen"
                          r"|capture2e?|capture3|popen3)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _BACKTICK = re.compile(r"`([^`]+)`|\bqx\s*[({\[/](.+?)[)}\]/]|%x[({\[](.+?)[)}\]]", re.DOTALL)
 _TREE_CALL = re.compile(r"\b(?:rmtree|remove_tree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rimraf(?:\.sync)?"
                         r"|rmSync|rmdirSync|promises\.rm|fs\.rm)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_BARE_CALL = re.compile(r"""\b(?:system|exec|spawn)\s+((?:(["'])(?:\\.|(?!\2).)*\2\s*,?\s*)+)""")
+_OPTIONS = re.compile(r"\{[^{}]*\}")  # node's {stdio: 'inherit'}, ruby's {chdir: '/'}: not part of the command
 _NODE_NONRECURSIVE = re.compile(r"\b(?:rmSync|rmdirSync|promises\.rm|fs\.rm)\s*\(")
 
 
@@ -52,7 +62,7 @@ def language(program: str) -> str | None:
     """The interpreter family of a program name (python3.11 is python), or None."""
     if _PYTHON.match(program):
         return "python"
-    return {"perl": "perl", "ruby": "ruby", "node": "node", "nodejs": "node", "php": "php"}.get(program)
+    return _NAMES.get(program)
 
 
 def program_of(lang: str, args: tuple[str, ...]) -> Program:
@@ -72,7 +82,11 @@ def program_of(lang: str, args: tuple[str, ...]) -> Program:
             continue
         if token == "-" or not token.startswith("-"):
             break
+        if lang == "awk" and token == "-f":
+            return Program(lang, script=args[i + 1] if i + 1 < len(args) else "-")
         i += 1
+    if lang == "awk" and not code:  # awk 'PROGRAM' FILE...: the first operand is the code; stdin is data
+        return Program(lang, args[i]) if i < len(args) else Program(lang)
     if code:
         return Program(lang, "\n".join(code))
     rest = args[i:]
@@ -136,7 +150,12 @@ def _python(code: str) -> list[Invocation] | None:
         head, dot, rest = _dotted(node.func).partition(".")
         name = imported.get(head, head) + dot + rest
         words = _strings(node.args[0])
-        if name in PY_SHELL:
+        if name in PY_EXEC:
+            if PY_FETCH.search(ast.unparse(node.args[0])):
+                out.append(Invocation(program="python", detector="remote_code"))
+            elif words and isinstance(node.args[0], ast.Constant):
+                out += _python(words[0]) or []
+        elif name in PY_SHELL:
             out += _command(words, as_string=words is not None and len(words) == 1 and isinstance(
                 node.args[0], ast.Constant))
         elif name in PY_TREE | PY_FILE:
@@ -153,9 +172,13 @@ def _script(code: str) -> list[Invocation]:
     """perl, ruby, node, php and unparseable python: calls with string-literal arguments."""
     out: list[Invocation] = []
     for match in _SHELL_CALL.finditer(code):
-        words = _literal_args(match.group(1))
-        array = "[" in match.group(1)
+        inner = _OPTIONS.sub("", match.group(1))
+        words = _literal_args(inner)
+        array = "[" in inner
         out += _command(words or None, as_string=len(words) == 1 and not array)
+    for match in _BARE_CALL.finditer(_SHELL_CALL.sub("", code)):
+        words = _literal_args(match.group(1))
+        out += _command(words, as_string=len(words) == 1)
     for match in _BACKTICK.finditer(code):
         out += parse_shell(next(g for g in match.groups() if g))
     for match in _TREE_CALL.finditer(code):

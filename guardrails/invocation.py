@@ -10,7 +10,7 @@ from functools import lru_cache
 
 _NUMBER = re.compile(r"^-\d+$")
 _GUARDED = re.compile(r"\$\{\w+:[?]")  # ${VAR:?} fails instead of expanding to nothing
-_HOME = re.compile(r"^(~[\w.-]*|\$HOME|\$\{HOME\})(/\*?)?$")
+_HOME = re.compile(r"^(~[\w.-]*|\$HOME|\$\{HOME\}|/home/[\w.-]+|/root)(/\*?)?$")
 
 
 @dataclass(frozen=True)
@@ -73,11 +73,13 @@ def _normal(path: str) -> str:
 
 @lru_cache(maxsize=256)
 def _glob(pattern: str) -> re.Pattern[str]:
-    """A path pattern as a regex: `*` stays in one component, a leading `**/` or trailing `/**` spans any depth."""
+    """A path pattern as a regex: `*` stays in one component, `{a,b}` is either, a leading `**/` or trailing `/**`
+    spans any depth."""
     head = pattern.startswith("**/")
     tail = pattern.endswith("/**")
     core = pattern[3 if head else 0:len(pattern) - 3 if tail else None]
-    body = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in core)
+    special = {"*": "[^/]*", "?": "[^/]", "{": "(?:", "}": ")", ",": "|"}
+    body = "".join(special.get(c) or re.escape(c) for c in core)
     return re.compile(("(?:.*/)?" if head else "") + body + ("(?:/.*)?" if tail else ""))
 
 

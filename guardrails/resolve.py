@@ -18,6 +18,7 @@ Evaluator = Callable[[str], "str | None"]  # the output of a command substitutio
 # Variables that name a program by convention; what they usually hold is harmless.
 CONVENTIONS = {"EDITOR": "vi", "VISUAL": "vi", "PAGER": "less", "SHELL": "sh"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_POSITIONAL = re.compile(r"[0-9@*]")  # $1, $@: known inside a function called on the line
 _SIMPLE_PARAM = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|[@*]|\{[@*]\})")
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "v": "\v",
          "f": "\f", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -26,11 +27,14 @@ _ANSI_CODE = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,
 
 @dataclass
 class Env:
-    """What the line has set so far: variables (None: value unknown), the directory after cd, downloads."""
+    """What the line has set so far: variables (None: value unknown), the directory after cd, downloads,
+    functions and aliases."""
 
     values: dict[str, str | None] = field(default_factory=dict)
     cwd: str | None = None
     fetched: set[str] = field(default_factory=set)  # files downloaded earlier on the line, not yet verified
+    functions: dict[str, str] = field(default_factory=dict)  # name() { body }: the body's text
+    aliases: dict[str, str] = field(default_factory=dict)  # alias name="text"
 
     def lookup(self, name: str) -> str | None:
         """The variable's value when it is known."""
@@ -96,15 +100,17 @@ class _Pieces:
     def add(self, text: str, split: bool = False) -> None:
         self.items.append((text, split))
 
-    def fields(self) -> list[str]:
+    def fields(self, ifs: str | None = None) -> list[str]:
+        """The words the pieces make, unquoted expansions split on whitespace and the IFS characters."""
         out: list[str] = []
         current: str | None = None
+        separators = re.compile("[" + re.escape(ifs or "") + r"\s]+")
         for text, split in self.items:
             if not split:
                 current = (current or "") + text
                 continue
-            words = text.split()
-            if text[:1].isspace() and current is not None:
+            words = [w for w in separators.split(text) if w]
+            if separators.match(text[:1]) and current is not None:
                 out.append(current)
                 current = None
             for n, word in enumerate(words):
@@ -112,7 +118,7 @@ class _Pieces:
                     out.append(current)
                     current = None
                 current = (current or "") + word
-            if text[-1:].isspace() and current is not None:
+            if separators.match(text[-1:]) and current is not None:
                 out.append(current)
                 current = None
         return out + ([current] if current is not None else [])
@@ -123,7 +129,7 @@ def _parameter(text: str, i: int, env: Env) -> tuple[str | None, int]:
     if text.startswith("${", i):
         end = _closing(text, i + 2, "{", "}")
         inner = text[i + 2:end - 1]
-        name = _NAME.match(inner)
+        name = _NAME.match(inner) or _POSITIONAL.match(inner)
         if name is None:
             return None, end
         rest, value = inner[name.end():], env.lookup(name.group())
@@ -132,9 +138,9 @@ def _parameter(text: str, i: int, env: Env) -> tuple[str | None, int]:
         if rest.startswith((":-", ":=", ":?", ":+")) and value:  # a known, non-empty value is used as is
             return (value if rest[1] != "+" else None), end
         return None, end
-    name = _NAME.match(text, i + 1)
+    name = _NAME.match(text, i + 1) or _POSITIONAL.match(text, i + 1)
     if name is None:
-        return None, i + (2 if i + 1 < len(text) else 1)  # $@, $1, $? ...
+        return None, i + (2 if i + 1 < len(text) else 1)  # $?, $$ ...
     return env.lookup(name.group()), name.end()
 
 
@@ -208,7 +214,7 @@ def _expand(text: str, env: Env, evaluate: Evaluator) -> _Pieces:
 
 def expand_word(raw: str, env: Env, evaluate: Evaluator) -> list[str]:
     """The fields a word becomes: quotes removed, known variables and substitutions expanded, then split."""
-    return _expand(raw, env, evaluate).fields()
+    return _expand(raw, env, evaluate).fields(env.values.get("IFS"))
 
 
 def expand_value(raw: str, env: Env, evaluate: Evaluator) -> str | None:

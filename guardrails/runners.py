@@ -11,17 +11,20 @@ is an unresolved variable, or another program's output: `eval "$CMD"`, `... | se
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 
 from guardrails.interpreters import Program, code_invocations, language, program_of
 from guardrails.invocation import Invocation
 from guardrails.resolve import is_parameter
-from guardrails.shell import parse_shell
-from guardrails.streams import is_fetch
+from guardrails.shell import parse_shell, program_name
+from guardrails.streams import decodes, is_fetch, output_of
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
 SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 SOURCES = frozenset({"source", "."})
 SCHEDULERS = frozenset({"at", "batch"})
+# Variables that conventionally hold an optional prefix (`$SUDO systemctl ...`): the rest is the command.
+PREFIX_VARIABLES = frozenset({"sudo", "maybe_sudo", "sudo_cmd", "doas", "sudo_prefix"})
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 
 
@@ -103,8 +106,16 @@ def unresolved(inv: Invocation) -> list[Invocation] | None:
         return []
     if fetches(inv.program) or downloaded(inv, inv.program):
         return [detector(inv, "remote_code")]
-    if is_parameter(inv.program) and not inv.args:
-        return [detector(inv, "opaque_command")]  # the whole command is in a variable
+    if "$(" in inv.program or "`" in inv.program:  # the command is another command's output
+        inner = parse_shell(inv.program)
+        if any(decodes(i) for i in inner):  # run what a literal decodes to, too (echo B64 | base64 -d)
+            text = output_of(inner[-1]).text
+            return [detector(inv, "encoded_code"), *(parse_shell(text) if text else [])]
+    if is_parameter(inv.program):
+        if inv.args and inv.program.strip("${}").lower() in PREFIX_VARIABLES:
+            return [replace(inv, program=program_name(inv.args[0]), args=inv.args[1:])]  # $SUDO CMD: runs CMD
+        if not inv.args or not inv.program.islower():  # $HOOK --target prod: set outside the line, unknown
+            return [detector(inv, "opaque_command")]  # (lower-case names are loop or local variables)
     return None
 
 

@@ -155,6 +155,11 @@ class _Walker:
         elif program in ("cd", "pushd"):
             operands = [a for a in args if not a.startswith("-") or a == "-"]
             self.env.change_dir(operands[0] if operands else "~")
+        elif program == "alias":
+            for arg in args:
+                name, eq, value = arg.partition("=")
+                if eq:
+                    self.env.aliases[name] = value
         elif program in ("unset", "read", "mapfile", "readarray"):
             for name in args:
                 self.env.values[name] = None
@@ -178,11 +183,37 @@ class _Walker:
                 self._assign(raw)
         program = program_name(words[0]) if words else ""
         self._builtin(program, words[1:])
+        called = self._call(words)
+        if called is not None:
+            return [*called, *nested]
         head = Invocation(program=program, args=tuple(words[1:]), redirects=tuple(fields["redirects"]),
                           stdin=fields["stdin"], stdin_from=fields["stdin_from"], cwd=self.env.cwd,
                           fetched=frozenset(self.env.fetched))
         self._downloads(head)
         return [head, *nested]
+
+    def _call(self, words: list[str]) -> list[Invocation] | None:
+        """What calling a function or alias defined earlier on the line runs (its body, $1... bound); else None."""
+        if not words or self.depth >= 4:
+            return None
+        quoted = " ".join(shlex.quote(w) for w in words[1:])
+        if words[0] in self.env.aliases:
+            text, env = f"{self.env.aliases[words[0]]} {quoted}", self.env
+        elif words[0] in self.env.functions:
+            positional = {str(n): w for n, w in enumerate(words[1:10], start=1)} | {"@": " ".join(words[1:])}
+            text, env = self.env.functions[words[0]], replace(self.env, values={**self.env.values, **positional})
+        else:
+            return None
+        try:
+            nodes = bashlex.parse(text)
+        except Exception:  # not parseable: read the call as an ordinary command
+            return None
+        found: list[Invocation] = []
+        walker = _Walker(text, replace(env, aliases={k: v for k, v in env.aliases.items() if k != words[0]}),
+                         self.depth + 1)
+        for node in nodes:
+            walker.walk(node, found)
+        return found
 
     def _downloads(self, inv: Invocation) -> None:
         """Remember files a download wrote; a checksum or signature check vouches for them."""
@@ -207,6 +238,8 @@ class _Walker:
 
     def _function(self, node: Any, out: list[Invocation]) -> None:
         name = node.name.word
+        start, end = node.body.pos
+        self.env.functions[name] = self.text[start:end]
         body: list[Invocation] = []
         self.walk(node.body, body)
         if sum(1 for inv in body if inv.program == name) >= 2:

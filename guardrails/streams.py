@@ -131,6 +131,9 @@ def fetched_file(inv: Invocation) -> str | None:
         return named if named and named != "-" else _url_name(inv.args)
     if inv.program == "wget" and not _wget_to_stdout(inv.args):
         return _value(inv.args, ("-O", "--output-document"), "O") or _url_name(inv.args)
+    if inv.program in ("aria2c", "axel", "fetch") and any("://" in a for a in inv.args):  # -o F (aria2c: --out)
+        named = _value(inv.args, ("-o", "--out", "--output"), "o")
+        return named if named and named != "-" else (None if named == "-" else _url_name(inv.args))
     return None
 
 
@@ -141,7 +144,8 @@ def verifies(inv: Invocation) -> bool:
         inv.program in ("gpg", "gpgv", "cosign", "minisign") and any("verify" in a or a == "-V" for a in inv.args))
 
 
-def _decoder(inv: Invocation) -> bool:
+def decodes(inv: Invocation) -> bool:
+    """Whether the command decodes or decompresses (base64 -d, xxd -r, openssl enc -d, gunzip)."""
     args = inv.args
     if inv.program == "base64":
         return any(a in ("-d", "-D", "--decode") or (a.startswith("-") and not a.startswith("--") and "d" in a)
@@ -175,7 +179,7 @@ def output_of(inv: Invocation) -> Stream:
         return Stream(text, "literal")
     if is_fetch(inv):
         return Stream(None, "remote")
-    if _decoder(inv):
+    if decodes(inv):
         if inv.stdin_from == "remote":
             return Stream(None, "remote")
         base64_text = inv.program == "base64" or (inv.program == "openssl" and {"base64", "-base64", "-a"} & set(inv.args))

@@ -61,6 +61,14 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {
     "sqlite3": (frozenset(), "sqlite"),
 }
 LINE_CARRIERS = frozenset({"redis-cli", "valkey-cli", "keydb-cli"})
+FLEET_VALUES: dict[str, frozenset[str]] = {  # parallel shells: options taking a value, before the command
+    "pdsh": frozenset("-w -x -g -X -l -t -u -f -R -e -F -c -M".split()),
+    "pssh": frozenset("-h -H -l -p -o -e -t -x -X -O -P --hosts --host --user --par --outdir --errdir --timeout "
+                      "--extra-args --extra-arg --option".split()),
+    "clush": frozenset("-w -x -g -X -l -o -f -t -u -O -R -E --nodes --exclude --group --user --options --fanout "
+                       "--connect_timeout --command_timeout --option --worker --topology".split()),
+}
+FLEET_VALUES["parallel-ssh"] = FLEET_VALUES["pssh"]
 KNIFE_SSH_VALUES = frozenset("-x --ssh-user -P --ssh-password -a --attribute -C --concurrency -i --ssh-identity-file "
                              "-p --ssh-port -G --ssh-gateway -t --ssh-timeout".split())
 
@@ -122,8 +130,11 @@ def _ssh(inv: Invocation) -> list[Invocation]:
 
 
 def _fleet(inv: Invocation) -> list[Invocation]:
-    """Commands run on many hosts: knife ssh QUERY CMD, ansible -a CMD, salt TARGET cmd.run CMD."""
+    """Commands run on many hosts: pdsh/pssh/clush [opts] CMD, knife ssh QUERY CMD, ansible -a CMD, salt cmd.run."""
     args = inv.args
+    if inv.program in FLEET_VALUES:
+        start = _command_start(args, FLEET_VALUES[inv.program])
+        return parse_shell(" ".join(args[start:])) if start < len(args) else []
     if inv.program == "knife" and args[:1] == ("ssh",):
         start = _command_start(args[1:], KNIFE_SSH_VALUES, skip=1) + 1
         return parse_shell(" ".join(args[start:])) if start < len(args) else []
@@ -190,7 +201,10 @@ def _find_exec(inv: Invocation) -> list[Invocation]:
     for i, token in enumerate(args):
         if token in ("-exec", "-execdir", "-ok", "-okdir"):
             end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "\\;", "+")), len(args))
-            out += _as_command(args[i + 1:end], replace(inv, redirects=(), stdin=None), dynamic=True)
+            inner = _as_command(args[i + 1:end], replace(inv, redirects=(), stdin=None), dynamic=True)
+            if inner and inner[0].program in ("rm", "unlink", "shred"):  # -exec rm {} deletes what it finds
+                out.append(replace(inv, args=args[:i] + ("-delete",)))
+            out += inner
     return out
 
 
@@ -230,7 +244,7 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         return [s for script in _option_values(args, frozenset({"--command"})) for s in parse_shell(script)]
     if program == "find":
         return _find_exec(inv)
-    if program in ("knife", "ansible", "salt"):
+    if program in ("knife", "ansible", "salt") or program in FLEET_VALUES:
         return _fleet(inv)
     if program == "bundle" and args[:1] == ("exec",):
         return _as_command(args[1:], inv)
