@@ -40,7 +40,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
 from bot.answering import Answerer, EmptyQuestion
-from bot.chat import corrections
 from bot.chat.background import Tasks
 from bot.chat.corrections import fix_target
 from bot.context import IncidentContext
@@ -50,7 +49,7 @@ from bot.slack.blocks import (
     answer_blocks, fallback_text, placeholder_blocks, slack_question, text_blocks,
 )
 from bot.slack.config import SlackConfig
-from bot.slack.feedback import on_comment, on_fix_choice, on_reaction, on_share, on_vote_button
+from bot.slack.feedback import corrected, on_comment, on_fix_choice, on_reaction, on_share, on_vote_button
 from bot.slack.reply import (
     PLATFORM, Delivery, Deps, Malformed, MessageReply, Reply, ResponseUrlReply, apologise, apology, claimed, delivery_of,
     check_response_url, ephemeral_notice, field, message_of, quietly, tell,
@@ -163,12 +162,11 @@ async def _fix(deps: Deps, say: Any, channel: str, thread: str | None, user: str
     """`fix <path or link>`: a correction of the latest answer in the thread (or the channel)."""
     try:
         answer_id = await events.latest_answer(deps.pool, PLATFORM, channel, thread)
-        said = (messages.CORRECTION_NO_ANSWER if answer_id is None else
-                await corrections.correct(deps.answerer, answer_id, target, platform=PLATFORM, user=user,
-                                          user_name=f"<@{user}>"))
     except Exception as exc:
-        said = apology(exc, "recording a correction")
-    await quietly(say(said))
+        await quietly(say(apology(exc, "finding the answer to correct")))
+        return
+    await quietly(say(messages.CORRECTION_NO_ANSWER if answer_id is None
+                      else await corrected(deps, answer_id, target, user)))
 
 
 def _from_bot(event: Mapping[str, Any]) -> bool:

@@ -92,12 +92,16 @@ async def _correct(deps: Deps, client: AsyncWebClient, answer_id: int, given: st
                    where: tuple[str, str, str | None]) -> None:
     """Make the runbook a correction of the answer and tell the engineer what it changes."""
     channel, user, thread = where
+    await quietly(tell(client, channel, user, thread, await corrected(deps, answer_id, given, user)))
+
+
+async def corrected(deps: Deps, answer_id: int, given: str, user: str) -> str:
+    """Make `given` a correction of the answer by a Slack user; what to tell them (an apology on failure)."""
     try:
-        said = await corrections.correct(deps.answerer, answer_id, given, platform=PLATFORM, user=user,
+        return await corrections.correct(deps.answerer, answer_id, given, platform=PLATFORM, user=user,
                                          user_name=f"<@{user}>")
     except Exception as exc:
-        said = apology(exc, "recording a correction")
-    await quietly(tell(client, channel, user, thread, said))
+        return apology(exc, "recording a correction")
 
 
 async def on_fix_choice(ack: Any, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
@@ -115,11 +119,7 @@ async def on_fix_choice(ack: Any, body: dict[str, Any], action: dict[str, Any], 
 
 
 async def _pick(deps: Deps, respond: Any, answer_id: int, given: str, user: str) -> None:
-    try:
-        said = await corrections.correct(deps.answerer, answer_id, given, platform=PLATFORM, user=user,
-                                         user_name=f"<@{user}>")
-    except Exception as exc:
-        said = apology(exc, "recording a correction")
+    said = await corrected(deps, answer_id, given, user)
     await quietly(respond(text=said, response_type="ephemeral", replace_original=True))
 
 
