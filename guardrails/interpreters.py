@@ -17,18 +17,23 @@ import ast
 import re
 from dataclasses import dataclass
 
+from guardrails.foreign import awk_bind, decoded_or_fetched, groovy, powershell, tcl
 from guardrails.invocation import Invocation
 from guardrails.shell import parse_shell
 
 _PYTHON = re.compile(r"^(python[0-9.]*|pypy[0-9.]*)$")
-LANGUAGES = ("python", "perl", "ruby", "node", "php", "lua", "awk")
+LANGUAGES = ("python", "perl", "ruby", "node", "php", "lua", "awk", "tcl", "groovy", "powershell")
 _CODE_FLAGS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
-               "php": ("-r",), "lua": ("-e",), "awk": ("--source",)}
+               "php": ("-r",), "lua": ("-e",), "awk": ("--source",), "tcl": ("-c",), "groovy": ("-e",),
+               "powershell": ("-c", "-command", "-Command", "-C", "/c")}
 _VALUE_FLAGS = {"python": ("-W", "-X", "-m"), "perl": ("-I", "-M", "-m", "-x"), "ruby": ("-r", "-I", "-C"),
                 "node": ("-r", "--require", "--import"), "php": ("-d", "-c"), "lua": ("-l",),
-                "awk": ("-F", "-v", "--assign", "--field-separator")}
+                "awk": ("-F", "-v", "--assign", "--field-separator"), "tcl": ("-encoding",), "groovy": ("-cp",),
+                "powershell": ("-ExecutionPolicy", "-executionpolicy", "-ep", "-WindowStyle", "-w", "-File")}
 _NAMES = {"perl": "perl", "ruby": "ruby", "node": "node", "nodejs": "node", "php": "php", "lua": "lua",
-          "luajit": "lua", "awk": "awk", "gawk": "awk", "mawk": "awk", "nawk": "awk"}
+          "luajit": "lua", "awk": "awk", "gawk": "awk", "mawk": "awk", "nawk": "awk", "tclsh": "tcl", "wish": "tcl",
+          "expect": "tcl", "jimsh": "tcl", "groovy": "groovy", "pwsh": "powershell", "powershell": "powershell",
+          "powershell.exe": "powershell", "pwsh.exe": "powershell"}
 PY_EXEC = frozenset({"exec", "eval", "builtins.exec", "builtins.eval"})
 PY_FETCH = re.compile(r"\b(?:urlopen|urlretrieve|requests\.(?:get|post)|httpx\.get|urllib3|http\.client)\b")
 PY_SHELL = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
@@ -45,6 +50,7 @@ _TREE_CALL = re.compile(r"\b(?:rmtree|remove_tree|rm_rf|rm_r|remove_dir|remove_e
                         r"|rmSync|rmdirSync|promises\.rm|fs\.rm)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _BARE_CALL = re.compile(r"""\b(?:system|exec|spawn)\s+((?:(["'])(?:\\.|(?!\2).)*\2\s*,?\s*)+)""")
 _OPTIONS = re.compile(r"\{[^{}]*\}")  # node's {stdio: 'inherit'}, ruby's {chdir: '/'}: not part of the command
+FOREIGN = {"tcl": tcl, "groovy": groovy, "powershell": powershell}
 _NODE_NONRECURSIVE = re.compile(r"\b(?:rmSync|rmdirSync|promises\.rm|fs\.rm)\s*\(")
 
 
@@ -85,8 +91,9 @@ def program_of(lang: str, args: tuple[str, ...]) -> Program:
         if lang == "awk" and token == "-f":
             return Program(lang, script=args[i + 1] if i + 1 < len(args) else "-")
         i += 1
-    if lang == "awk" and not code:  # awk 'PROGRAM' FILE...: the first operand is the code; stdin is data
-        return Program(lang, args[i]) if i < len(args) else Program(lang)
+    if lang == "awk":  # awk 'PROGRAM' FILE...: the first operand is the code; stdin is data
+        program = "\n".join(code) if code else (args[i] if i < len(args) else None)
+        return Program(lang, awk_bind(program, _awk_assignments(args)) if program else None)
     if code:
         return Program(lang, "\n".join(code))
     rest = args[i:]
@@ -116,6 +123,13 @@ def _strings(node: ast.AST) -> list[str] | None:
     if isinstance(node, ast.Call) and _dotted(node.func).endswith("Path") and node.args:
         return _strings(node.args[0])
     return None
+
+
+def _awk_assignments(args: tuple[str, ...]) -> dict[str, str]:
+    """awk's -v NAME=VALUE (and --assign) variables."""
+    pairs = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-v", "--assign")]
+    pairs += [a[2:] for a in args if a.startswith("-v") and len(a) > 2]
+    return dict(p.split("=", 1) for p in pairs if "=" in p and p.split("=", 1)[0].isidentifier())
 
 
 def _command(words: list[str] | None, as_string: bool) -> list[Invocation]:
@@ -191,5 +205,10 @@ def _script(code: str) -> list[Invocation]:
 
 def code_invocations(lang: str, code: str) -> list[Invocation]:
     """What a piece of interpreter code runs or deletes, as invocations."""
+    if lang in FOREIGN:
+        return FOREIGN[lang](code)
+    hidden = decoded_or_fetched(code)
+    if hidden:
+        return hidden
     found = _python(code) if lang == "python" else None
     return _script(code) if found is None else found

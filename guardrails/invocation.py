@@ -10,6 +10,7 @@ from functools import lru_cache
 
 _NUMBER = re.compile(r"^-\d+$")
 _GUARDED = re.compile(r"\$\{\w+:[?]")  # ${VAR:?} fails instead of expanding to nothing
+_REMOTE = re.compile(r"^(?:[\w.-]+@)?[\w.-]+:(?=/(?!/))")
 _HOME = re.compile(r"^(~[\w.-]*|\$HOME|\$\{HOME\}|/home/[\w.-]+|/root)(/\*?)?$")
 
 
@@ -100,7 +101,7 @@ def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str,
     """The class of an operand: root, root_glob, home, system, data, wildcard, variable, dynamic or path."""
     if word in ("{}", "{+}"):
         return "dynamic"
-    word = _absolute(word, cwd)
+    word = _absolute(_REMOTE.sub("", word), cwd)  # host:/path (rsync, scp): the path on that host
     if _HOME.match(word):
         return "home"
     if "$" in word or "`" in word:

@@ -11,6 +11,8 @@ is an unresolved variable, or another program's output: `eval "$CMD"`, `... | se
 from __future__ import annotations
 
 import posixpath
+import re
+import shlex
 from dataclasses import replace
 
 from guardrails.interpreters import Program, code_invocations, language, program_of
@@ -25,6 +27,13 @@ SOURCES = frozenset({"source", "."})
 SCHEDULERS = frozenset({"at", "batch"})
 # Variables that conventionally hold an optional prefix (`$SUDO systemctl ...`): the rest is the command.
 PREFIX_VARIABLES = frozenset({"sudo", "maybe_sudo", "sudo_cmd", "doas", "sudo_prefix"})
+# Programs whose output is meant to be eval'ed: shell environment setup (eval "$(ssh-agent -s)").
+ENV_SETUP = frozenset({"ssh-agent", "gpg-agent", "keychain", "direnv", "pyenv", "rbenv", "nodenv", "goenv", "jenv",
+                       "plenv", "conda", "mamba", "micromamba", "brew", "dircolors", "minikube", "docker-machine",
+                       "starship", "zoxide", "fnm", "mise", "rtx", "asdf", "opam", "thefuck", "resize", "dbus-launch",
+                       "luarocks", "register-python-argcomplete", "printf", "echo"})
+SETUP_WORDS = frozenset({"completion", "init", "env", "shellenv", "hook", "activate", "docker-env", "podman-env",
+                         "-s", "--sh", "path"})
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 
 
@@ -45,6 +54,15 @@ def downloaded(inv: Invocation, path: str) -> bool:
     return posixpath.basename(path) in inv.fetched
 
 
+def _bind_positionals(code: str, params: tuple[str, ...]) -> str:
+    """sh -c CODE ARG0 ARG1...: $0, $1, ... and "$@" in CODE are those literal words."""
+    if not params or any("$" in p or "`" in p for p in params):
+        return code
+    values = {str(n): shlex.quote(p) for n, p in enumerate(params)}
+    code = re.sub(r'"?\$\{?([0-9])\}?"?', lambda m: values.get(m.group(1), m.group(0)), code)
+    return re.sub(r'"?\$[@*]"?', " ".join(shlex.quote(p) for p in params[1:]), code)
+
+
 def shell_program(args: tuple[str, ...]) -> Program:
     """Which code a shell runs: its -c string, its stdin (no script, `-s` or `-`), or a script file."""
     i = 0
@@ -53,7 +71,8 @@ def shell_program(args: tuple[str, ...]) -> Program:
         if token.startswith(("-", "+")) and token not in ("-", "--"):
             letters = token.lstrip("-+")
             if token.startswith("-") and not token.startswith("--") and "c" in letters:
-                return Program("sh", code=args[i + 1] if i + 1 < len(args) else "")
+                code = args[i + 1] if i + 1 < len(args) else ""
+                return Program("sh", code=_bind_positionals(code, args[i + 2:]))
             if "s" in letters and not token.startswith("--"):
                 return Program("sh", reads_stdin=True)
             i += 2 if token in SHELL_VALUES or (token[1:2] != "-" and letters[-1:] in ("o", "O")) else 1
@@ -111,6 +130,9 @@ def unresolved(inv: Invocation) -> list[Invocation] | None:
         if any(decodes(i) for i in inner):  # run what a literal decodes to, too (echo B64 | base64 -d)
             text = output_of(inner[-1]).text
             return [detector(inv, "encoded_code"), *(parse_shell(text) if text else [])]
+        setup = inner and (inner[-1].program in ENV_SETUP or SETUP_WORDS & set(inner[-1].args))
+        if not inv.args and inv.program.startswith("$(") and inner and not setup:  # eval "$(kubectl get cm ...)"
+            return [detector(inv, "opaque_command")]
     if is_parameter(inv.program):
         if inv.args and inv.program.strip("${}").lower() in PREFIX_VARIABLES:
             return [replace(inv, program=program_name(inv.args[0]), args=inv.args[1:])]  # $SUDO CMD: runs CMD

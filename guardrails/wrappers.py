@@ -139,11 +139,20 @@ def _fleet(inv: Invocation) -> list[Invocation]:
         start = _command_start(args[1:], KNIFE_SSH_VALUES, skip=1) + 1
         return parse_shell(" ".join(args[start:])) if start < len(args) else []
     if inv.program == "ansible":
-        return [s for script in _option_values(args, frozenset({"-a", "--args"})) for s in parse_shell(script)]
+        scripts = _option_values(args, frozenset({"-a", "--args"}))
+        if set(_option_values(args, frozenset({"-m", "--module-name"}))) & {"file", "ansible.builtin.file"}:
+            return [_absent(script) for script in scripts if "state=absent" in script]
+        return [s for script in scripts for s in parse_shell(script)]
     if inv.program == "salt" and "cmd.run" in args:
         rest = args[args.index("cmd.run") + 1:]
         return parse_shell(rest[0]) if rest else []
     return []
+
+
+def _absent(arguments: str) -> Invocation:
+    """ansible's file module with state=absent: a recursive delete of its path."""
+    fields = dict(w.split("=", 1) for w in arguments.split() if "=" in w)
+    return Invocation(program="rm", args=("-r", "-f", fields.get("path") or fields.get("dest") or fields.get("name", "")))
 
 
 def _exec_in_container(inv: Invocation) -> list[Invocation]:
@@ -230,7 +239,10 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         spec = PREFIXES[program]
         if program == "runuser" and any(a in ("-c", "--command") for a in args):
             return _su(inv)
-        return _as_command(args[_command_start(args, spec.value_options, spec.skip):], inv, spec.dynamic)
+        words = args[_command_start(args, spec.value_options, spec.skip):]
+        if spec.dynamic and inv.stdin_from == "literal" and inv.stdin and not {"-I", "-i", "--replace"} & set(args):
+            return _as_command(words + tuple(inv.stdin.split()), replace(inv, stdin=None, stdin_from=None))
+        return _as_command(words, inv, spec.dynamic)
     if program == "su":
         return _su(inv)
     code = runner(inv)

