@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from psycopg_pool import AsyncConnectionPool
 
@@ -23,7 +23,7 @@ from bot.observability import AGENT_OUTCOMES, CITATIONS, CITED_RELEVANCE, COST, 
 from bot.tools import RunbookTools, ToolLimits
 from guardrails import Policy
 from guardrails.inputs import normalise_question
-from retrieval.access import visibility
+from retrieval.access import Visibility, visibility
 from retrieval.corrections import Chosen, CorrectionsCache, choose
 from retrieval.embed import Embedder, embed_query
 from retrieval.search import hybrid_search
@@ -75,8 +75,7 @@ class Answerer:
                              limits=self.tool_limits, feedback=await self._feedback(), reranker=self.reranker,
                              show=lambda text: guard_chunk(text, secrets=self.secrets),
                              pinned=pinned, ledger=ledger,
-                             visibility=await visibility(self.pool, self.access.audience(context),
-                                                         self.access.restricted_sources))
+                             visibility=await self._visibility(context))
         try:
             answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
         except Exception:
@@ -96,6 +95,10 @@ class Answerer:
         _log(answer, context, answer_id, total_ms)
         return answer
 
+    async def _visibility(self, context: IncidentContext) -> Visibility | None:
+        """What the asker of `context` may see (None: everything)."""
+        return await visibility(self.pool, self.access.audience(context), self.access.restricted_sources)
+
     async def _corrected(self, question: str, context: IncidentContext) -> Chosen | None:
         """The runbook engineers' corrections put first for this question, if any applies."""
         if self.corrections is None:
@@ -114,8 +117,7 @@ class Answerer:
                            n: int = 5) -> list[tuple[str, str]]:
         """The runbooks closest to a question, as (path, title), other than the one `shown`: the
         choices a 👎 offers."""
-        seen = await visibility(self.pool, self.access.audience(context), self.access.restricted_sources)
-        filters = replace(context.filters or SearchFilters(), visibility=seen) if seen is not None else context.filters
+        filters = SearchFilters.seen_by(context.filters, await self._visibility(context))
         result = await hybrid_search(self.pool, self.embedder, context.search_query(question), k=4 * n,
                                      filters=filters, config=self.search_config)
         titles = {h.document_path: h.document_title for h in result.chunks if h.document_path != shown}
@@ -128,8 +130,7 @@ class Answerer:
         found = await linked_documents(self.pool, [given.strip()])
         if not found:
             return None
-        seen = await visibility(self.pool, self.access.audience(context), self.access.restricted_sources)
-        if await get_runbook(self.pool, found[0], seen) is None:
+        if await get_runbook(self.pool, found[0], await self._visibility(context)) is None:
             return None
         asked = context.search_query(question)
         correction = NewCorrection(platform=platform, user_id=user_id, user_name=user_name, question=asked,

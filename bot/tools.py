@@ -180,8 +180,7 @@ class RunbookTools:
         """The one search entry of an answer, for the tool and the extractive plan alike: with this
         answer's ranking (config, votes, reranker, the alert's pinned runbooks); the same search
         twice in one answer (the model's first search, then the gate's extractive plan) runs once."""
-        if self.visibility is not None:
-            filters = replace(filters or SearchFilters(), visibility=self.visibility)
+        filters = SearchFilters.seen_by(filters, self.visibility)
         key = (query, k, filters)
         if key not in self._ran:
             self._ran[key] = await hybrid_search(self.pool, self.embedder, query, k=k, filters=filters,

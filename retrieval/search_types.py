@@ -3,7 +3,7 @@ by search, candidates and ranking alike (none of them imports another for its ty
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Sequence
 
@@ -30,6 +30,13 @@ class SearchFilters:
         """True when no field filters anything."""
         return not (self.sources or self.services or self.environments or self.tags or self.paths
                     or self.visibility is not None)
+
+    @staticmethod
+    def seen_by(filters: SearchFilters | None, visibility: Visibility | None) -> SearchFilters | None:
+        """`filters` narrowed to what a caller may see (unchanged when the caller sees everything)."""
+        if visibility is None:
+            return filters
+        return replace(filters or SearchFilters(), visibility=visibility)
 
 
 @dataclass(frozen=True)

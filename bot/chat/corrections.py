@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from bot import messages
 from bot.answering import Answerer
 from bot.context import IncidentContext
-from bot.records.answers import answered_in
+from bot.records.answers import AnsweredIn, answered_in
 
 NONE_OF_THESE = "none"
 _FIX = re.compile(r"^\s*fix\s+(?P<target>\S.*)$", re.IGNORECASE | re.DOTALL)
@@ -35,8 +35,13 @@ async def offer(answerer: Answerer, answer_id: int, *, platform: str, user: str 
     asked = await answered_in(answerer.pool, answer_id)
     if asked is None:
         return None
-    context = IncidentContext(alert=asked.alert, entry_point=platform, channel=asked.channel, user=user)
+    context = _context(asked, platform, user)
     return Offer(answer_id, await answerer.alternatives(asked.question, context, shown=asked.shown, n=n))
+
+
+def _context(asked: AnsweredIn, platform: str, user: str | None) -> IncidentContext:
+    """The stored answer's alert and channel, as the engineer acting on it now sees them."""
+    return IncidentContext(alert=asked.alert, entry_point=platform, channel=asked.channel, user=user)
 
 
 async def correct(answerer: Answerer, answer_id: int, given: str, *, platform: str, user: str,
@@ -49,8 +54,7 @@ async def correct(answerer: Answerer, answer_id: int, given: str, *, platform: s
     asked = await answered_in(answerer.pool, answer_id)
     if asked is None:
         return messages.CORRECTION_ANSWER_GONE
-    context = IncidentContext(alert=asked.alert, entry_point=platform, channel=asked.channel, user=user)
-    path = await answerer.correct(given, asked.question, context, platform=platform, user_id=user,
+    path = await answerer.correct(given, asked.question, _context(asked, platform, user), platform=platform, user_id=user,
                                   user_name=user_name, answer_id=answer_id)
     if path is None:
         return messages.CORRECTION_UNKNOWN.format(given=given[:200])
