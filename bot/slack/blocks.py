@@ -26,6 +26,7 @@ Block = dict[str, Any]
 MAX_BLOCKS = 50
 MAX_SECTION_CHARS = 3000
 MAX_CONTEXT_ELEMENTS = 10
+MAX_SOURCES_SHOWN = 9  # the sources listed under an answer
 MAX_FALLBACK_CHARS = 3000
 ACTION_UP = "runbook_feedback_up"
 ACTION_DOWN = "runbook_feedback_down"
@@ -180,15 +181,19 @@ def _notes(answer: Answer) -> list[Block]:
 
 
 def _sources(sources: list[Source], links: Mapping[int, str | None]) -> list[Block]:
-    """One context block: `[1] <link|Runbook › Section> · relevance 0.82` per source."""
+    """One context element, the heading and one line per source (`[1] <link|Runbook › Section> ·
+    relevance 0.82`): read as one list, one per line, and never taken for the steps' citations."""
     if not sources:
         return []
-    items = []
-    for s in sources[: MAX_CONTEXT_ELEMENTS - 1]:
+    lines = [":books: *Sources*"]
+    for s in sources[:MAX_SOURCES_SHOWN]:
         name = escape(" › ".join([s.document, *s.heading_path[1:]]) if s.heading_path else s.document)
         shown = f"<{links[s.id]}|{clip(name, 150)}>" if links.get(s.id) else f"{clip(name, 150)} (`{escape(s.path)}`)"
-        items.append(f"*[{s.id}]* {shown} · relevance {s.relevance:.2f}")
-    return [context(":books: *Sources*", *items)]
+        line = f"*[{s.id}]* {shown} · relevance {s.relevance:.2f}"
+        if sum(len(x) + 1 for x in lines) + len(line) > MAX_SECTION_CHARS:
+            break
+        lines.append(line)
+    return [context("\n".join(lines))]
 
 
 def _footer(answer: Answer) -> Block:

@@ -131,3 +131,19 @@ def test_rate_limiter_windows_per_user_and_channel() -> None:
 def test_rate_limiter_zero_disables() -> None:
     limiter = RateLimiter(per_user=0, per_channel=0)
     assert all(limiter.check("u", "c").allowed for _ in range(100))
+
+
+def test_sources_are_one_list_under_their_heading_one_per_line() -> None:
+    # One element holds the heading and every source, so a reader (or a script) never takes the
+    # list's numbers for the steps' citations; more sources than fit stop at the last whole line.
+    many = [Source(id=i, chunk_id=i, document=f"Runbook {i} " + "x" * 140, path=f"r{i}.md", heading_path=[], relevance=0.5)
+            for i in range(1, 30)]
+    blocks = answer_blocks(Answer(question="q", answer="a", steps=[Step(instruction="Look", citations=[1])],
+                                  sources=many, confidence=0.8))
+    listed = [e["text"] for b in blocks if b["type"] == "context" for e in b["elements"] if "*Sources*" in e["text"]]
+    assert len(listed) == 1
+    lines = listed[0].split("\n")
+    assert lines[0] == ":books: *Sources*" and lines[1].startswith("*[1]* Runbook 1 ") and len(lines) == 10
+    assert len(listed[0]) <= MAX_SECTION_CHARS
+    elsewhere = [e["text"] for b in blocks if b["type"] == "context" for e in b["elements"] if e["text"] not in listed]
+    assert not any("*[2]*" in t for t in elsewhere)
