@@ -46,6 +46,17 @@ ABBREVIATIONS: dict[str, str] = {
     "504": "gateway timeout", "504s": "gateway timeout", "5xx": "server errors", "5xxs": "server errors",
     "401": "unauthorized authentication", "403": "forbidden permission denied",
 }
+# What people say a thing does, in the words runbooks (and alert names) use for it.
+SYMPTOMS: dict[str, str] = {
+    "flipping": "flapping", "flips": "flapping", "bouncing": "flapping", "toggling": "flapping",
+    "flappy": "flapping", "flaky": "flapping",
+    "hangs": "stuck hanging", "hung": "stuck hanging", "frozen": "stuck",
+    "differ": "inconsistent mismatch", "differs": "inconsistent mismatch", "different": "inconsistent mismatch",
+    "mismatched": "mismatch", "out-of-sync": "inconsistent mismatch",
+    "heartbeat": "Watchdog dead man's switch", "deadman": "Watchdog dead man's switch",
+    "deadmanssnitch": "Watchdog dead man's switch", "dead-man": "Watchdog dead man's switch",
+    "inode": "inodes files", "throttled": "throttling", "evicted": "eviction",
+}
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:eth|eno|ens|enp\d+s|bond|wlan|ib)\d+$", re.IGNORECASE), "network interface"),
     (re.compile(r"^/dev/(?:sd[a-z]|nvme\d+n\d+|xvd[a-z]|vd[a-z])\w*$", re.IGNORECASE), "disk device"),
@@ -59,6 +70,8 @@ def expansion(word: str) -> str | None:
     low = word.lower().rstrip(".")
     if low in ABBREVIATIONS:
         return ABBREVIATIONS[low]
+    if low in SYMPTOMS:
+        return SYMPTOMS[low]
     return next((words for pattern, words in _PATTERNS if pattern.match(low)), None)
 
 

@@ -25,3 +25,11 @@ def test_a_camelcase_name_is_matched_by_the_words_a_question_uses() -> None:
     assert {"state", "set", "replica", "mismatch"} <= name_terms(path), "stems of the words, not the whole name"
     joined = dict(name_compounds(path))
     assert "statefulset" in joined and {"set"} <= joined["statefulset"]
+
+
+def test_symptoms_are_written_in_the_words_runbooks_use() -> None:
+    assert expand("worker-3 keeps flipping Ready/NotReady") == "worker-3 keeps flipping (flapping) Ready/NotReady"
+    assert expand("the two replicas run different configs") == (
+        "the two replicas run different (inconsistent mismatch) configs (configuration)")
+    assert "Watchdog" in expand("our deadmanssnitch heartbeat stopped")
+    assert expand("eth2 is flapping") == "eth2 (network interface) is flapping", "said the runbook's way already"
