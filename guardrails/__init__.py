@@ -2,8 +2,9 @@
 
 - commands: dangerous shell/SQL commands in answers and runbook text, classified by a YAML policy whose rules
   name the effect (destroys data or storage, takes a host down, runs unreviewed code, weakens security,
-  cannot tell); the shell is resolved statically first (resolve, shell, streams) and what commands run
-  inside commands is unwrapped (wrappers, runners, interpreters)
+  cannot tell); the shell is resolved statically first (resolve, shell, fallback, streams) and what commands run
+  inside commands is unwrapped (wrappers, carriers, fanout, runners, interpreters, foreign); listings tells
+  when a command acts on everything its own tool lists
 - injection: instruction-like text and hidden characters in retrieved text
 - secrets: credentials redacted before text is shown or sent to a model
 - inputs: a user's question normalised (Slack markup, control characters, length)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 from guardrails.extraction import extract_commands
 from guardrails.invocation import Invocation, mask_placeholders, read_args, target_class
+from guardrails.listings import listed
 from guardrails.policy import Policy, Rule, default_policy
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
@@ -23,6 +25,12 @@ def invocations(command: str) -> list[Invocation]:
 
 def _any(values: frozenset[str] | tuple[str, ...], patterns: tuple[str, ...]) -> bool:
     return any(fnmatchcase(v, p) for v in values for p in patterns)
+
+
+@lru_cache(maxsize=65536)
+def _named(program: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a program name matches a rule's program patterns (cached: every rule asks for every command)."""
+    return any(fnmatchcase(program, p) for p in patterns)
 
 
 def _dry_run(inv: Invocation, policy: Policy) -> bool:
@@ -47,7 +55,9 @@ def _shape_matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
     if rule.targets:
         operands = words[len(rule.subcommand):][-1:] if rule.targets_last else words[len(rule.subcommand):]
         classes = {target_class(w, policy.system_paths, policy.data_paths, inv.cwd) for w in operands}
-        if not (classes | ({"dynamic"} if inv.dynamic else set())) & rule.targets:
+        classes |= {"dynamic"} if inv.dynamic else set()
+        classes |= {"listed"} if "listed" in rule.targets and listed(inv) else set()
+        if not classes & rule.targets:
             return False
     return True
 
@@ -73,7 +83,7 @@ def matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
         return rule.detector == inv.detector
     if rule.sql or inv.sql:
         return bool(rule.sql & inv.sql)
-    if rule.program and not _any((inv.program,), rule.program):
+    if rule.program and not _named(inv.program, rule.program):
         return False
     if rule.redirect_to and not _any(inv.redirects, rule.redirect_to):
         return False
@@ -86,12 +96,31 @@ def matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
     return _shape_matches(rule, inv, policy)
 
 
+MAX_CACHED = 16
+_CANDIDATES: dict[int, tuple[tuple[Rule, ...], dict[str, tuple[Rule, ...]]]] = {}
+
+
+def _candidates(rules: tuple[Rule, ...], program: str) -> tuple[Rule, ...]:
+    """The rules that can match a program (its name matches, or the rule names none), memoised per rule set."""
+    entry = _CANDIDATES.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_CANDIDATES) >= MAX_CACHED:  # per-channel policies are built on demand: keep a few
+            _CANDIDATES.clear()
+        entry = _CANDIDATES[id(rules)] = (rules, {})
+    by_program = entry[1]
+    if program not in by_program:
+        if len(by_program) >= 4096:
+            by_program.clear()
+        by_program[program] = tuple(r for r in rules if not r.program or _named(program, r.program))
+    return by_program[program]
+
+
 def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
     """Findings for one command line or SQL statement, worst first (one per rule group)."""
     policy = policy or default_policy()
     best: dict[str, Rule] = {}
     for inv in invocations(command):
-        for rule in policy.rules:
+        for rule in _candidates(policy.rules, inv.program):
             current = best.get(rule.group)
             if (current is None or rank(rule.severity) < rank(current.severity)) and matches(rule, inv, policy):
                 best[rule.group] = rule

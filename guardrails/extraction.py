@@ -12,8 +12,9 @@ from typing import Any
 
 import bashlex
 
-from guardrails.invocation import mask_placeholders
-from guardrails.shell import MAX_BASHLEX_CHARS, logical_lines, program_name
+from guardrails.fallback import logical_lines
+from guardrails.invocation import mask_placeholders, program_name
+from guardrails.shell import MAX_BASHLEX_CHARS
 from guardrails.sql import looks_like_sql, split_statements
 
 SHELL_LANGS = frozenset({"", "bash", "sh", "shell", "zsh", "ksh", "console", "shell-session", "shellsession",

@@ -2,9 +2,12 @@
 
 PowerShell cmdlets become the POSIX commands with the same effect (`Remove-Item -Recurse -Force P` is
 `rm -r -f P`, `iwr URL | iex` is `curl URL | sh`, `Format-Volume` is `mkfs`, `Stop-Computer` is
-`poweroff`), so the same rules apply. Tcl's `exec CMD ARGS` and Groovy's `"CMD".execute()` run a command.
+`poweroff`), so the same rules apply. Tcl's `exec CMD ARGS` and `open "|CMD"` and Groovy's `"CMD".execute()` run a
+command; Tcl's `file delete -force P` is `rm -r -f P`. awk's pipes run commands too: `"CMD" | getline` and
+`print ... | "CMD"`; printing into a shell runs the printed text (remote code when it was read from a download).
 In any interpreter, code that runs what it decodes (`exec(b64decode(...))`, `system(pack("H*", ...))`) is
-encoded code, and code that evaluates what it downloads (`eval(file_get_contents("https://..."))`) is remote code.
+encoded code, and code that evaluates what it downloads (`eval(file_get_contents("https://..."))`,
+`load(io.popen("curl URL"):read("a"))()`) is remote code.
 """
 
 from __future__ import annotations
@@ -13,15 +16,20 @@ import re
 
 from guardrails.invocation import Invocation
 from guardrails.shell import parse_shell
+from guardrails.streams import is_fetch
 
 _RUNS = re.compile(r"\b(?:exec|eval|system|execute|shell_exec|passthru|popen|spawn|execSync|instance_eval"
                    r"|Invoke-Expression|iex)\b", re.IGNORECASE)
 _DECODES = re.compile(r"\b(?:b64decode|a85decode|b32decode|decodebytes|decode_base64|base64_decode|Base64\.decode"
                       r"|decode64|unpack1?|atob|fromhex|unhexlify|bytes\.fromhex|gzinflate|gzuncompress|str_rot13"
                       r"|codecs\.decode|FromBase64String|Buffer\.from)\b|\bpack\s*\(\s*[\"']H\*", re.IGNORECASE)
-_FETCHES = re.compile(r"\b(?:file_get_contents|fopen|readfile|open-uri|URI\.open|Net::HTTP|LWP|getstore|get)\s*"
-                      r"[(\s]\s*[\"']https?://|\bfetch\s*\(\s*[\"']https?://|\bhttps?://\S+\)\s*\.read",
-                      re.IGNORECASE)
+_FETCHES = re.compile(r"\b(?:file_get_contents|fopen|readfile|open-uri|URI\.open|Net::HTTP|LWP|getstore|get|geturl"
+                      r"|request|urlopen)\s*[(\s]\s*[\"']?https?://|\bfetch\s*\(\s*[\"']https?://"
+                      r"|\bhttps?://\S+\)\s*\.read", re.IGNORECASE)
+# code evaluated from a string: eval, Lua's load/loadstring, Tcl's uplevel (not a method: json.load is not code)
+_EVALUATES = re.compile(r"(?<![.\w])(?:eval|load|loadstring|dostring|instance_eval|uplevel)\s*[(\[\s]")
+# a downloader run as a command inside the code: io.popen("curl -s URL"), [exec wget -qO- URL]
+_FETCH_COMMAND = re.compile(r"""["'`\[{]\s*(?:exec\s+)?(?:curl|wget|fetch|http|GET)\s[^"'`\]}]*https?://""")
 
 # PowerShell: cmdlet (or alias) -> the POSIX program with that effect
 _PS_PROGRAMS = {
@@ -36,17 +44,20 @@ _PS_DOWNLOAD = re.compile(r"\.Download(?:String|Data|File)\s*\(|Net\.WebClient|I
                           r"|\b(?:iwr|irm)\b", re.IGNORECASE)
 _PS_EVAL = re.compile(r"\b(?:iex|Invoke-Expression)\b|\[scriptblock\]::Create|&\s*\(", re.IGNORECASE)
 _PS_STATEMENTS = re.compile(r"[;\n]")
-TCL_EXEC = re.compile(r"\bexec\s+((?:[^\]\n;]+))")
+TCL_EXEC = re.compile(r"\b(?:exec|spawn)\s+((?:[^\]\n;]+))")
+TCL_SEND = re.compile(r'\bsend\s+(?:-\w+\s+)*"((?:\\.|[^"\\])*)"')  # expect: keys typed into the spawned shell
+TCL_BRACES = re.compile(r"\{([^{}]*)\}")  # {...} quotes a Tcl word
+TCL_OPEN_PIPE = re.compile(r"""\bopen\s+["{]\|([^"}]+)["}]""")  # open "|CMD": a pipe to a command
+TCL_DELETE = re.compile(r"\bfile\s+delete\s+((?:-force\s+|--\s+)*)([^\]\n;]+)")
 GROOVY_EXEC = re.compile(r"""(["'])((?:\\.|(?!\1).)*)\1\s*\.execute\s*\(""")
 
 
 def decoded_or_fetched(code: str) -> list[Invocation]:
     """A detector finding when interpreter code runs what it decodes or downloads; empty otherwise."""
-    if not _RUNS.search(code):
-        return []
-    if _FETCHES.search(code):
+    runs, evaluates = _RUNS.search(code), _EVALUATES.search(code)
+    if (runs and _FETCHES.search(code)) or (evaluates and _FETCH_COMMAND.search(code)):
         return [Invocation(program="<code>", detector="remote_code")]
-    if _DECODES.search(code):
+    if (runs or evaluates) and _DECODES.search(code):
         return [Invocation(program="<code>", detector="encoded_code")]
     return []
 
@@ -78,8 +89,17 @@ def powershell(code: str) -> list[Invocation]:
 
 
 def tcl(code: str) -> list[Invocation]:
-    """Tcl/expect: `exec CMD ARGS` runs a command."""
-    return [inv for m in TCL_EXEC.finditer(code) for inv in parse_shell(m.group(1))]
+    """Tcl/expect: `exec CMD ARGS`, `spawn CMD`, `open "|CMD"` and expect's `send "CMD\\r"` run a command;
+    `file delete [-force] P...` deletes (-force: the tree)."""
+    out = [inv for m in TCL_EXEC.finditer(code) for inv in parse_shell(TCL_BRACES.sub(r"'\1'", m.group(1)))]
+    out += [inv for m in TCL_SEND.finditer(code) if "$" not in m.group(1)  # $var: a password or a prompt answer
+            for inv in parse_shell(re.sub(r"\\[rn]", "\n", m.group(1)))]
+    out += [inv for m in TCL_OPEN_PIPE.finditer(code) for inv in parse_shell(m.group(1))]
+    for m in TCL_DELETE.finditer(code):
+        flags = ("-r", "-f") if "-force" in m.group(1) else ("-f",)
+        paths = [w.strip("{}\"") for w in m.group(2).split()]
+        out.append(Invocation(program="rm", args=(*flags, *[p for p in paths if p])))
+    return out
 
 
 def groovy(code: str) -> list[Invocation]:
@@ -93,3 +113,43 @@ def awk_bind(code: str, assignments: dict[str, str]) -> str:
         code = re.sub(rf'(?<![\w"$]){re.escape(name)}(?![\w"])', '"' + value.replace('"', '\\"') + '"', code)
     joined = re.sub(r'"((?:\\.|[^"\\])*)"\s+"((?:\\.|[^"\\])*)"', r'"\1\2"', code)  # string concatenation
     return joined if joined == code else awk_bind(joined, {})
+
+
+_AWK_STRING = r'"(?:\\.|[^"\\])*"'
+_AWK_ASSIGN = re.compile(rf"(?<![\w$])([A-Za-z_]\w*)\s*=\s*({_AWK_STRING})\s*(?=[;}}\n]|$)")
+_AWK_GETLINE = re.compile(rf"({_AWK_STRING}|[A-Za-z_]\w*)\s*\|\s*getline\b")
+_AWK_PRINT_TO = re.compile(rf"\bprintf?\b([^;}}\n|]*)\|\s*({_AWK_STRING}|[A-Za-z_]\w*)")
+_SHELL_NAMES = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
+
+
+def _awk_text(token: str, strings: dict[str, str]) -> str | None:
+    """The command text of an awk pipe end: a string literal, or a variable assigned one."""
+    if token.startswith('"'):
+        return token[1:-1].replace('\\"', '"')
+    return strings.get(token)
+
+
+def awk_pipes(code: str) -> list[Invocation]:
+    """awk's `"CMD" | getline` and `print ... | "CMD"`: the commands run; printing into a shell runs what is printed."""
+    strings = {m.group(1): m.group(2)[1:-1].replace('\\"', '"') for m in _AWK_ASSIGN.finditer(code)}
+    out: list[Invocation] = []
+    fetched = False
+    for m in _AWK_GETLINE.finditer(code):
+        text = _awk_text(m.group(1), strings)
+        found = parse_shell(text) if text else []
+        fetched = fetched or any(is_fetch(inv) for inv in found)
+        out += found
+    for m in _AWK_PRINT_TO.finditer(code):
+        text = _awk_text(m.group(2), strings)
+        target = parse_shell(text) if text else []
+        if not target or target[0].program.rsplit("/", 1)[-1] not in _SHELL_NAMES or target[0].args:
+            out += target
+            continue
+        printed = re.fullmatch(rf"\s*\(?\s*({_AWK_STRING})\s*\)?\s*", m.group(1))
+        if fetched:
+            out.append(Invocation(program="awk", detector="remote_code"))
+        elif printed:
+            out += parse_shell(printed.group(1)[1:-1])
+        else:
+            out.append(Invocation(program="awk", detector="opaque_command"))
+    return out

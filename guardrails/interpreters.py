@@ -1,4 +1,5 @@
-"""One-liners in other interpreters (python -c, perl -e, ruby -e, node -e, php -r, lua -e, awk) read for their effects.
+"""One-liners in other interpreters (python -c, perl -e, ruby -e, node -e, php -r, lua -e, awk, R, julia, elixir,
+osascript, erl) read for their effects.
 
 What the code runs or deletes becomes ordinary invocations, so the same rules apply:
 `os.system("rm -rf /")` and `system("rm -rf /")` become the shell command they run,
@@ -8,32 +9,46 @@ What the code runs or deletes becomes ordinary invocations, so the same rules ap
 Python is read with `ast`; the others by their calls with string-literal arguments (with or without
 parentheses: `exec "reboot", "-f"`; option objects like node's `{stdio: 'inherit'}` are ignored). A shell-out
 whose command is not a literal cannot be known and is reported as an opaque command; python that
-exec()s what it downloads (`exec(urlopen(URL).read())`) is remote code.
+exec()s what it downloads (`exec(urlopen(URL).read())`) is remote code. PowerShell's -EncodedCommand is decoded
+(UTF-16 base64) and read, and reported as encoded code.
 """
 
 from __future__ import annotations
 
 import ast
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 
-from guardrails.foreign import awk_bind, decoded_or_fetched, groovy, powershell, tcl
+from guardrails.foreign import awk_bind, awk_pipes, decoded_or_fetched, groovy, powershell, tcl
 from guardrails.invocation import Invocation
 from guardrails.shell import parse_shell
 
 _PYTHON = re.compile(r"^(python[0-9.]*|pypy[0-9.]*)$")
-LANGUAGES = ("python", "perl", "ruby", "node", "php", "lua", "awk", "tcl", "groovy", "powershell")
+LANGUAGES = ("python", "perl", "ruby", "node", "php", "lua", "awk", "tcl", "groovy", "powershell", "r", "julia",
+             "elixir", "erlang", "applescript")
 _CODE_FLAGS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
                "php": ("-r",), "lua": ("-e",), "awk": ("--source",), "tcl": ("-c",), "groovy": ("-e",),
-               "powershell": ("-c", "-command", "-Command", "-C", "/c")}
+               "powershell": (), "r": ("-e", "--expr"), "julia": ("-e", "--eval", "-E", "--print"),
+               "elixir": ("-e", "--eval"), "erlang": ("-eval",), "applescript": ("-e",)}
 _VALUE_FLAGS = {"python": ("-W", "-X", "-m"), "perl": ("-I", "-M", "-m", "-x"), "ruby": ("-r", "-I", "-C"),
                 "node": ("-r", "--require", "--import"), "php": ("-d", "-c"), "lua": ("-l",),
                 "awk": ("-F", "-v", "--assign", "--field-separator"), "tcl": ("-encoding",), "groovy": ("-cp",),
-                "powershell": ("-ExecutionPolicy", "-executionpolicy", "-ep", "-WindowStyle", "-w", "-File")}
-_NAMES = {"perl": "perl", "ruby": "ruby", "node": "node", "nodejs": "node", "php": "php", "lua": "lua",
-          "luajit": "lua", "awk": "awk", "gawk": "awk", "mawk": "awk", "nawk": "awk", "tclsh": "tcl", "wish": "tcl",
-          "expect": "tcl", "jimsh": "tcl", "groovy": "groovy", "pwsh": "powershell", "powershell": "powershell",
-          "powershell.exe": "powershell", "pwsh.exe": "powershell"}
+                "powershell": (), "r": ("-f", "--file"), "julia": ("-L", "--load", "-t", "--threads", "-p"),
+                "elixir": ("-r", "--require", "-pa", "-pz"), "erlang": ("-pa", "-pz", "-s", "-sname", "-name",
+                                                                        "-setcookie"),
+                "applescript": ("-l",)}
+_NAMES = {"perl": "perl", "ruby": "ruby", "jruby": "ruby", "node": "node", "nodejs": "node", "bun": "node",
+          "deno": "node", "php": "php", "lua": "lua", "luajit": "lua", "awk": "awk", "gawk": "awk", "mawk": "awk",
+          "nawk": "awk", "tclsh": "tcl", "wish": "tcl", "expect": "tcl", "jimsh": "tcl", "groovy": "groovy",
+          "pwsh": "powershell", "powershell": "powershell", "powershell.exe": "powershell", "pwsh.exe": "powershell",
+          "pwsh-preview": "powershell", "Rscript": "r", "R": "r", "julia": "julia", "elixir": "elixir",
+          "erl": "erlang", "osascript": "applescript"}
+_VERSIONED = re.compile(r"^(perl|ruby|php|lua|tclsh|wish|node|pwsh)[0-9][0-9.]*$")  # php8.1, lua5.4, tclsh8.6
+# PowerShell parameters (any unambiguous prefix, - or /): -Command, -EncodedCommand, -File, and those taking a value
+_PS_VALUES = ("executionpolicy", "ep", "ex", "windowstyle", "w", "outputformat", "of", "inputformat", "if",
+              "workingdirectory", "wd", "configurationname", "config", "settingsfile", "psconsolefile", "version", "v")
 PY_EXEC = frozenset({"exec", "eval", "builtins.exec", "builtins.eval"})
 PY_FETCH = re.compile(r"\b(?:urlopen|urlretrieve|requests\.(?:get|post)|httpx\.get|urllib3|http\.client)\b")
 PY_SHELL = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
@@ -43,15 +58,19 @@ PY_TREE = frozenset({"shutil.rmtree"})
 PY_FILE = frozenset({"os.remove", "os.unlink"})
 _STRING = re.compile(r"""(["'])((?:\\.|(?!\1).)*)\1""", re.DOTALL)
 _SHELL_CALL = re.compile(r"\b(?:system|exec|execute|execSync|execFileSync|spawnSync|spawn|execFile|shell_exec|passthru"
-                         r"|popen"
+                         r"|popen|system2|System\.cmd|os[.:]cmd"
                          r"|capture2e?|capture3|popen3)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _BACKTICK = re.compile(r"`([^`]+)`|\bqx\s*[({\[/](.+?)[)}\]/]|%x[({\[](.+?)[)}\]]", re.DOTALL)
 _TREE_CALL = re.compile(r"\b(?:rmtree|remove_tree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rimraf(?:\.sync)?"
-                        r"|rmSync|rmdirSync|promises\.rm|fs\.rm)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
-_BARE_CALL = re.compile(r"""\b(?:system|exec|spawn)\s+((?:(["'])(?:\\.|(?!\2).)*\2\s*,?\s*)+)""")
+                        r"|rmSync|rmdirSync|promises\.rm|fs\.rm|Deno\.removeSync|Deno\.remove)!?\s*"
+                        r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_BARE_CALL = re.compile(r"""\b(?:system|exec|spawn|do shell script)\s+((?:(["'])(?:\\.|(?!\2).)*\2\s*,?\s*)+)""")
+# R's unlink(P, recursive = TRUE), julia's rm(P, recursive=true)
+_RECURSIVE_CALL = re.compile(r"""\b(?:unlink|rm)\s*\(\s*(["'])((?:\\.|(?!\1).)*)\1\s*,\s*"""
+                             r"recursive\s*=\s*(?:TRUE|true|T)\b")
 _OPTIONS = re.compile(r"\{[^{}]*\}")  # node's {stdio: 'inherit'}, ruby's {chdir: '/'}: not part of the command
 FOREIGN = {"tcl": tcl, "groovy": groovy, "powershell": powershell}
-_NODE_NONRECURSIVE = re.compile(r"\b(?:rmSync|rmdirSync|promises\.rm|fs\.rm)\s*\(")
+_NODE_NONRECURSIVE = re.compile(r"\b(?:rmSync|rmdirSync|promises\.rm|fs\.rm|Deno\.removeSync|Deno\.remove)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -62,17 +81,52 @@ class Program:
     code: str | None = None
     reads_stdin: bool = False
     script: str | None = None
+    encoded: bool = False  # the code was given encoded (pwsh -EncodedCommand): what runs cannot be read as written
 
 
 def language(program: str) -> str | None:
-    """The interpreter family of a program name (python3.11 is python), or None."""
+    """The interpreter family of a program name (python3.11 is python, tclsh8.6 is tcl), or None."""
     if _PYTHON.match(program):
         return "python"
-    return _NAMES.get(program)
+    versioned = _VERSIONED.match(program)
+    return _NAMES.get(versioned.group(1) if versioned else program)
+
+
+def _utf16(encoded: str) -> str | None:
+    try:
+        return base64.b64decode(encoded, validate=True).decode("utf-16-le")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _powershell(args: tuple[str, ...]) -> Program:
+    """pwsh/powershell: -Command CODE (the rest of the line), -EncodedCommand B64, -File SCRIPT, or a script."""
+    i = 0
+    while i < len(args):
+        token = args[i]
+        name = token.lstrip("-/").lower() if token[:1] in "-/" and len(token) > 1 else ""
+        if not name:
+            break
+        if name in ("c", "command") or (len(name) >= 3 and "command".startswith(name)):
+            rest = args[i + 1:]
+            return Program("powershell", reads_stdin=True) if rest == ("-",) else Program("powershell", " ".join(rest))
+        if name in ("e", "ec") or (len(name) >= 2 and "encodedcommand".startswith(name)):
+            return Program("powershell", _utf16(args[i + 1]) if i + 1 < len(args) else None, encoded=True)
+        if name in ("f", "file") or (len(name) >= 2 and "file".startswith(name)):
+            return Program("powershell", script=args[i + 1] if i + 1 < len(args) else "-")
+        i += 2 if name in _PS_VALUES else 1
+    rest = args[i:]
+    return Program("powershell", script=rest[0]) if rest else Program("powershell", reads_stdin=True)
 
 
 def program_of(lang: str, args: tuple[str, ...]) -> Program:
     """Which code an interpreter invocation runs, from its arguments."""
+    if lang == "powershell":
+        return _powershell(args)
+    if lang == "node" and args[:1] == ("eval",):  # deno eval CODE
+        return Program(lang, " ".join(args[1:2]))
+    if lang == "node" and args[:1] == ("run",):  # deno run [options] SCRIPT
+        args = args[1:]
     code: list[str] = []
     i = 0
     while i < len(args):
@@ -195,6 +249,8 @@ def _script(code: str) -> list[Invocation]:
         out += _command(words, as_string=len(words) == 1)
     for match in _BACKTICK.finditer(code):
         out += parse_shell(next(g for g in match.groups() if g))
+    for match in _RECURSIVE_CALL.finditer(code):
+        out.append(Invocation(program="rm", args=("-r", "-f", match.group(2))))
     for match in _TREE_CALL.finditer(code):
         words = _literal_args(match.group(1)) or [f"${{{match.group(1).strip()}}}"]  # not literal: a variable path
         recursive = not _NODE_NONRECURSIVE.match(match.group()) or "recursive" in match.group(1)
@@ -205,10 +261,14 @@ def _script(code: str) -> list[Invocation]:
 
 def code_invocations(lang: str, code: str) -> list[Invocation]:
     """What a piece of interpreter code runs or deletes, as invocations."""
-    if lang in FOREIGN:
-        return FOREIGN[lang](code)
+    if lang == "powershell":
+        return powershell(code)
     hidden = decoded_or_fetched(code)
     if hidden:
         return hidden
+    if lang in FOREIGN:
+        return FOREIGN[lang](code)
+    if lang == "awk":
+        return _script(code) + awk_pipes(code)
     found = _python(code) if lang == "python" else None
     return _script(code) if found is None else found

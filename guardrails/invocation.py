@@ -11,7 +11,14 @@ from functools import lru_cache
 _NUMBER = re.compile(r"^-\d+$")
 _GUARDED = re.compile(r"\$\{\w+:[?]")  # ${VAR:?} fails instead of expanding to nothing
 _REMOTE = re.compile(r"^(?:[\w.-]+@)?[\w.-]+:(?=/(?!/))")
-_HOME = re.compile(r"^(~[\w.-]*|\$HOME|\$\{HOME\}|/home/[\w.-]+|/root)(/\*?)?$")
+_HOME = re.compile(r"^(~[\w.-]*|\$HOME|\$\{HOME\}|/home/[\w.-]+|/Users/[\w.-]+|/root)(/\*?)?$")
+
+
+def program_name(word: str) -> str:
+    """The program a command word runs: its basename (/usr/bin/rm and \\rm are rm); unresolved words as written."""
+    if word.startswith(("$", "<(", "`")) or "$(" in word:
+        return word
+    return word.lstrip("\\").rsplit("/", 1)[-1]
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,7 @@ class Invocation:
     stdin_from: str | None = None  # where piped input comes from: literal, file, remote, decoded, program
     cwd: str | None = None  # working directory after an earlier `cd` on the line, when known
     fetched: frozenset[str] = frozenset()  # files downloaded earlier on the line (curl -o F), by base name
+    feed: tuple[str, ...] = ()  # the command (program, args) whose output is piped in, when it is another program
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from guardrails.verdict import Severity
 
 Override = Literal["block", "warn", "info", "off"]
-TargetClass = Literal["root", "root_glob", "home", "system", "data", "wildcard", "variable", "dynamic", "path"]
+TargetClass = Literal["root", "root_glob", "home", "system", "data", "wildcard", "variable", "dynamic", "path",
+                      "listed"]
 Detector = Literal["fork_bomb", "remote_code", "encoded_code", "opaque_command"]
 Effect = Literal["destroys_data", "destroys_storage", "takes_down", "runs_unreviewed_code", "weakens_security",
                  "cannot_tell"]

@@ -1,7 +1,8 @@
 """Static shell word expansion: what a word becomes when the line runs, as far as can be known without running it.
 
 Quotes and backslash escapes are removed (`r''m`, `\\rm` and `"rm"` are rm), `$'\\x72m'` is decoded,
-variables assigned earlier on the line are substituted (`RM=rm; $RM`), and command substitutions are
+variables and arrays assigned earlier on the line are substituted (`RM=rm; $RM`, `t=(/a /b); "${t[@]}"`, one
+field per element), and command substitutions are
 replaced by their output when the caller can evaluate them (`$(echo rm)`). Unquoted substitutions are
 split into fields (`CMD="rm -rf /"; $CMD` runs rm). Whatever cannot be known is kept as written
 (`$DIR`, `${DIR:?}`, `$(date)`), so later checks still see a variable or a substitution there.
@@ -19,6 +20,8 @@ Evaluator = Callable[[str], "str | None"]  # the output of a command substitutio
 CONVENTIONS = {"EDITOR": "vi", "VISUAL": "vi", "PAGER": "less", "SHELL": "sh"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _POSITIONAL = re.compile(r"[0-9@*]")  # $1, $@: known inside a function called on the line
+_ELEMENT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*]|[0-9]+)\]\}")  # ${name[@]}, ${name[0]}
+_ALL_POSITIONAL = re.compile(r"\$@|\$\{@\}")  # "$@": the positional parameters, one field each
 _SIMPLE_PARAM = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|[@*]|\{[@*]\})")
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "v": "\v",
          "f": "\f", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -35,12 +38,26 @@ class Env:
     fetched: set[str] = field(default_factory=set)  # files downloaded earlier on the line, not yet verified
     functions: dict[str, str] = field(default_factory=dict)  # name() { body }: the body's text
     aliases: dict[str, str] = field(default_factory=dict)  # alias name="text"
+    arrays: dict[str, list[str] | None] = field(default_factory=dict)  # name=(a b c); None: elements unknown
 
     def lookup(self, name: str) -> str | None:
-        """The variable's value when it is known."""
+        """The variable's value when it is known (an array's first element)."""
         if name in self.values:
             return self.values[name]
+        if name in self.arrays:
+            elements = self.arrays[name]
+            return elements[0] if elements else None
         return CONVENTIONS.get(name)
+
+    def assign_array(self, name: str, elements: list[str] | None, append: bool = False) -> None:
+        """Follow `name=(a b c)` (or `name+=(...)`); an element left unresolved makes the array unknown."""
+        if elements is not None and any("$" in e or "`" in e for e in elements):
+            elements = None
+        if append:
+            before = self.arrays.get(name, [])
+            elements = None if before is None or elements is None else before + elements
+        self.values.pop(name, None)
+        self.arrays[name] = elements
 
     def change_dir(self, target: str | None) -> None:
         """Follow `cd target` (None or `-`: the directory is no longer known)."""
@@ -57,7 +74,7 @@ def is_parameter(word: str) -> bool:
     return bool(_SIMPLE_PARAM.fullmatch(word))
 
 
-def _closing(text: str, start: int, opening: str, closing: str) -> int:
+def closing(text: str, start: int, opening: str, closer: str) -> int:
     """Index just past the bracket that closes the one opened before `start` (quotes respected)."""
     depth, i, quote = 1, start, ""
     while i < len(text):
@@ -71,7 +88,7 @@ def _closing(text: str, start: int, opening: str, closing: str) -> int:
             quote = c
         elif c == opening:
             depth += 1
-        elif c == closing:
+        elif c == closer:
             depth -= 1
             if depth == 0:
                 return i + 1
@@ -127,7 +144,7 @@ class _Pieces:
 def _parameter(text: str, i: int, env: Env) -> tuple[str | None, int]:
     """The value of the $NAME or ${...} at i (None when unknown) and the index after it."""
     if text.startswith("${", i):
-        end = _closing(text, i + 2, "{", "}")
+        end = closing(text, i + 2, "{", "}")
         inner = text[i + 2:end - 1]
         name = _NAME.match(inner) or _POSITIONAL.match(inner)
         if name is None:
@@ -153,17 +170,38 @@ def _dollar(text: str, i: int, env: Env, evaluate: Evaluator, quoted: bool, out:
         out.add(ansi_c(text[i + 2:end]))
         return end + 1
     if text.startswith("$((", i):
-        end = _closing(text, i + 3, "(", ")")
+        end = closing(text, i + 3, "(", ")")
         end = end + 1 if text[end:end + 1] == ")" else end
         out.add(text[i:end])
         return end
     if text.startswith("$(", i):
-        end = _closing(text, i + 2, "(", ")")
+        end = closing(text, i + 2, "(", ")")
         value = evaluate(text[i + 2:end - 1])
         out.add(text[i:end] if value is None else value, split=value is not None and not quoted)
         return end
+    element = _ELEMENT.match(text, i)
+    if element and env.arrays.get(element.group(1)) is not None:
+        return _array(env.arrays[element.group(1)] or [], element.group(2), quoted, out, element.end())
+    every = _ALL_POSITIONAL.match(text, i)
+    if every and env.arrays.get("@") is not None:
+        return _array(env.arrays["@"] or [], "@", quoted, out, every.end())
     value, end = _parameter(text, i, env)
     out.add(text[i:end] if value is None else value, split=value is not None and not quoted)
+    return end
+
+
+def _array(values: list[str], index: str, quoted: bool, out: _Pieces, end: int) -> int:
+    """Expand ${name[@]} (one field per element, even quoted), ${name[*]} or ${name[N]} into out; return end."""
+    if index.isdigit():
+        chosen = values[int(index):int(index) + 1]
+        out.add(chosen[0] if chosen else "", split=not quoted)
+    elif index == "*" and quoted:
+        out.add(" ".join(values))
+    else:
+        for n, value in enumerate(values):
+            if n:
+                out.add(" ", split=True)  # a field boundary
+            out.add(value, split=not quoted)
     return end
 
 

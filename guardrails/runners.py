@@ -21,7 +21,7 @@ from guardrails.resolve import is_parameter
 from guardrails.shell import parse_shell, program_name
 from guardrails.streams import decodes, is_fetch, output_of
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh", "ksh93"})
 SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 SOURCES = frozenset({"source", "."})
 SCHEDULERS = frozenset({"at", "batch"})
@@ -35,6 +35,7 @@ ENV_SETUP = frozenset({"ssh-agent", "gpg-agent", "keychain", "direnv", "pyenv", 
 SETUP_WORDS = frozenset({"completion", "init", "env", "shellenv", "hook", "activate", "docker-env", "podman-env",
                          "-s", "--sh", "path"})
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
+_URL = re.compile(r"(?i)^(?:https?|ftp)://")  # deno run https://..., a script run straight from the network
 
 
 def detector(inv: Invocation, name: str) -> Invocation:
@@ -103,6 +104,8 @@ def _from_stdin(inv: Invocation, lang: str) -> list[Invocation]:
 
 def run(inv: Invocation, program: Program) -> list[Invocation]:
     """What a runner runs, given which code it was handed."""
+    if program.encoded:  # pwsh -EncodedCommand: reported, and read when it decodes
+        return [detector(inv, "encoded_code"), *(_code(program.language, program.code) if program.code else [])]
     if program.code is not None:
         if program.language != "sh" and fetches(program.code):  # a shell's code is parsed: see unresolved()
             return [detector(inv, "remote_code")]
@@ -111,7 +114,7 @@ def run(inv: Invocation, program: Program) -> list[Invocation]:
             return [detector(inv, "opaque_command")]  # the code is a variable, or xargs' input
         return _code(program.language, program.code)
     if program.script is not None:
-        if fetches(program.script) or downloaded(inv, program.script):
+        if fetches(program.script) or downloaded(inv, program.script) or _URL.match(program.script):
             return [detector(inv, "remote_code")]
         if is_parameter(program.script):
             return [detector(inv, "opaque_command")]

@@ -3,9 +3,11 @@
 Quoted strings stay arguments (`echo "rm -rf /"` is one echo), comments are dropped, command
 substitutions, pipelines, lists, loops and function bodies are walked. Words are resolved as far as
 they can be statically (guardrails.resolve): quotes, escapes, variables set earlier on the line,
-`$(echo ...)`, and the directory an earlier `cd` moved to. What a command reads from a pipe is kept
-on it (guardrails.streams): the literal text of heredocs, here-strings and `echo ... |`, and where
-the input comes from (fetched, decoded, a file, another program), so wrappers can look inside.
+`$(echo ...)`, arrays (`t=(/a /b)`, `set -- /a /b`), and the directory an earlier `cd` moved to. A loop over
+known values (`for d in /a /b`, `printf '%s\n' /a | while read d`) walks its body once per value.
+What a command reads from a pipe is kept on it (guardrails.streams): the literal text of heredocs,
+here-strings and `echo ... |`, where the input comes from (fetched, decoded, a file, another program),
+and which program wrote it, so wrappers can look inside. The shlex reader is guardrails.fallback.
 """
 
 from __future__ import annotations
@@ -18,30 +20,45 @@ from typing import Any
 
 import bashlex
 
-from guardrails.invocation import Invocation
-from guardrails.resolve import Env, expand_value, expand_word
-from guardrails.streams import Stream, fetched_file, is_fetch, literal_output, output_of, verifies
+from guardrails.fallback import ARRAY, OUTPUT_REDIRECTS, from_shlex, logical_lines
+from guardrails.invocation import Invocation, program_name
+from guardrails.resolve import Env, closing, expand_value, expand_word
+from guardrails.streams import Stream, decodes, fetched_file, is_fetch, literal_output, output_of, verifies
 
 MAX_BASHLEX_CHARS = 20_000
-_OUTPUT_REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>"}
-_KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in", "case",
-             "esac", "!", "{", "}", "[[", "]]", "time", "function"}
-_OPERATORS = {";", "&&", "||", "|", "&", "|&", ";;", "(", ")", "((", "))"}
-_PUNCTUATION = re.compile(r"[();<>|&]+")
-_OPERATOR_RUN = re.compile(r"&>>|<<<|<<-|&&|\|\||;;|\|&|>>|>&|<<|&>|>\||[();<>|&]")
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1")
-_FORK_BOMB = re.compile(r"([\w:.]+)\(\)\{\1\|\1&?\};?\1")
+_ARRAY_START = re.compile(r"(?:(?:declare|local|typeset|readonly|export)\s+(?:-[A-Za-z]+\s+)*)?"
+                          r"([A-Za-z_][A-Za-z0-9_]*\+?)=\(")
+MAX_LOOP_VALUES = 16
 
 
-def program_name(word: str) -> str:
-    """The program a command word runs: its basename (/usr/bin/rm and \\rm are rm); unresolved words as written."""
-    if word.startswith(("$", "<(", "`")) or "$(" in word:
-        return word
-    return word.lstrip("\\").rsplit("/", 1)[-1]
+def _arrays_as_commands(text: str) -> str:
+    """Array assignments (`t=(/a "b c")`, `declare -a t=(...)`) rewritten as `__array__ t /a "b c"`."""
+    if "=(" not in text:
+        return text
+    out, i, quote = [], 0, ""
+    while i < len(text):
+        c = text[i]
+        start = _ARRAY_START.match(text, i) if not quote and (i == 0 or text[i - 1] in " \t\n;&|(") else None
+        if start:
+            end = closing(text, start.end(), "(", ")")
+            elements = text[start.end():end - 1]
+            elements = "" if elements.lstrip().startswith("[") else elements  # an associative array: unknown
+            out.append(f"{ARRAY} {start.group(1)} {elements.replace(chr(10), ' ')}")
+            i = end
+            continue
+        if c == "\\" and quote != "'":
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        quote = ("" if c == quote else quote) if quote else (c if c in "'\"" else "")
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def parse_shell(text: str) -> list[Invocation]:
     """Every simple command in a shell snippet, outer ones first, its words resolved as far as statically known."""
+    text = _arrays_as_commands(text)
     if len(text) <= MAX_BASHLEX_CHARS:
         try:
             nodes = bashlex.parse(text)
@@ -53,7 +70,7 @@ def parse_shell(text: str) -> list[Invocation]:
             for node in nodes:
                 walker.walk(node, out)
             return out
-    return _from_shlex(text)
+    return from_shlex(text)
 
 
 # ---- bashlex ---------------------------------------------------------------------------------
@@ -69,6 +86,24 @@ def _heredoc_body(value: str) -> str:
 
 
 _ASSIGNING = frozenset({"export", "declare", "local", "readonly", "typeset"})
+_READ_VALUES = frozenset({"-d", "-p", "-n", "-N", "-t", "-u", "-i"})
+
+
+def _read_names(args: tuple[str, ...]) -> list[str]:
+    """The variables `read` sets (none for read -a, whose one name is an array)."""
+    names: list[str] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "-a":
+            return []
+        if token in _READ_VALUES:
+            i += 2
+            continue
+        if not token.startswith("-"):
+            names.append(token)
+        i += 1
+    return names
 
 
 class _Walker:
@@ -76,6 +111,7 @@ class _Walker:
 
     def __init__(self, text: str, env: Env | None = None, depth: int = 0) -> None:
         self.text, self.env, self.depth = text, env or Env(), depth
+        self.loop_input: str | None = None  # literal text piped or redirected into the next compound command
 
     def walk(self, node: Any, out: list[Invocation]) -> None:
         """Append the invocations under a node to out."""
@@ -88,12 +124,69 @@ class _Walker:
             self._function(node, out)
         elif kind in ("commandsubstitution", "processsubstitution"):
             self.walk(node.command, out)
+        elif kind == "for":
+            self._for(node, out)
+        elif kind in ("while", "until"):
+            self._while(node, out)
+        elif kind == "compound" and getattr(node, "redirects", None):
+            self._redirected_compound(node, out)
         else:
-            if kind == "for":  # the loop variable takes several values: unknown
-                name = next((p.word for p in node.parts if getattr(p, "kind", "") == "word"), None)
-                if name:
-                    self.env.values[name] = None
             for child in _children(node):
+                self.walk(child, out)
+
+    def _for(self, node: Any, out: list[Invocation]) -> None:
+        """A for loop: its body once per value when the values are known words, else once with the variable unknown."""
+        parts = list(node.parts)
+        words = [p for p in parts if getattr(p, "kind", "") == "word"]
+        keywords = [getattr(p, "word", "") for p in parts]
+        body = parts[keywords.index("do") + 1:] if "do" in keywords else parts
+        name = words[0].word if words else None
+        values: list[str] | None = None
+        if name and "in" in keywords:
+            listed = [p for p in parts[keywords.index("in") + 1:] if getattr(p, "kind", "") == "word"]
+            values = [v for p in listed for v in self._words(p)]
+            for p in listed:
+                self._substitutions(p, out)
+            if len(values) > MAX_LOOP_VALUES or any("$" in v or "`" in v for v in values):
+                values = None
+        for value in values or [None]:
+            if name:
+                self.env.values[name] = value
+            for child in body:
+                self.walk(child, out)
+
+    def _redirected_compound(self, node: Any, out: list[Invocation]) -> None:
+        """`while read d; do ...; done <<< TEXT` (or a heredoc): the loop reads the literal text."""
+        fields: dict[str, Any] = {"redirects": [], "stdin": None, "stdin_from": None}
+        for redirect in node.redirects:
+            self._redirect(redirect, fields, out)
+        if fields["stdin_from"] == "literal":
+            self.loop_input = fields["stdin"]
+        for child in _children(node):
+            self.walk(child, out)
+        self.loop_input = None
+
+    def _while(self, node: Any, out: list[Invocation]) -> None:
+        """`... | while read VAR; do BODY; done`: BODY once per line of known input, VAR bound; else walked once."""
+        parts = list(node.parts)
+        keywords = [getattr(p, "word", "") for p in parts]
+        condition = [p for p in parts[:keywords.index("do")] if getattr(p, "kind", "") != "reservedword"] \
+            if "do" in keywords else []
+        body = parts[keywords.index("do") + 1:] if "do" in keywords else parts
+        text, self.loop_input = self.loop_input, None
+        tested: list[Invocation] = []
+        for child in condition:
+            self.walk(child, tested)
+        names = _read_names(tested[0].args) if len(tested) == 1 and tested[0].program == "read" else []
+        if text is None or not names:
+            out.extend(tested)
+            for child in body:
+                self.walk(child, out)
+            return
+        for line in [line for line in text.splitlines() if line.strip()][:MAX_LOOP_VALUES]:
+            words = line.split(None, len(names) - 1)
+            self.env.values.update({name: (words[n] if n < len(words) else "") for n, name in enumerate(names)})
+            for child in body:
                 self.walk(child, out)
 
     def evaluate(self, inner: str) -> str | None:
@@ -105,7 +198,7 @@ class _Walker:
         except Exception:  # not parseable: unknown output
             return None
         found: list[Invocation] = []
-        walker = _Walker(inner, Env(dict(self.env.values), self.env.cwd), self.depth + 1)
+        walker = _Walker(inner, Env(dict(self.env.values), self.env.cwd, arrays=dict(self.env.arrays)), self.depth + 1)
         for node in nodes:
             walker.walk(node, found)
         if len(found) != 1 or found[0].redirects:
@@ -138,11 +231,13 @@ class _Walker:
             found: list[Invocation] = []
             self._substitutions(target, found)
             nested.extend(found)
-            if part.type == "<<<":
-                inv.update(stdin=word, stdin_from="literal")
+            if part.type == "<<<":  # a here-string of fetched or decoded text: its origin, not its words
+                origin = "remote" if any(is_fetch(i) for i in found) else (
+                    "decoded" if any(decodes(i) for i in found) else "literal")
+                inv.update(stdin=word, stdin_from=origin)
             elif part.type == "<":
                 inv.update(stdin_from="remote" if any(is_fetch(i) for i in found) else "file")
-            elif part.type in _OUTPUT_REDIRECTS:
+            elif part.type in OUTPUT_REDIRECTS:
                 inv["redirects"].append(word)
 
     def _builtin(self, program: str, args: list[str]) -> None:
@@ -163,6 +258,13 @@ class _Walker:
         elif program in ("unset", "read", "mapfile", "readarray"):
             for name in args:
                 self.env.values[name] = None
+                self.env.arrays.pop(name, None)
+        elif program == "set" and "--" in args:  # set -- a b: the positional parameters
+            values = args[args.index("--") + 1:]
+            self.env.values.update({str(n): v for n, v in enumerate(values[:9], start=1)})
+            self.env.assign_array("@", list(values))
+        elif program == ARRAY and args:
+            self.env.assign_array(args[0].rstrip("+"), list(args[1:]), append=args[0].endswith("+"))
 
     def _command(self, node: Any) -> list[Invocation]:
         words: list[str] = []
@@ -183,6 +285,8 @@ class _Walker:
                 self._assign(raw)
         program = program_name(words[0]) if words else ""
         self._builtin(program, words[1:])
+        if program == ARRAY:
+            return nested
         called = self._call(words)
         if called is not None:
             return [*called, *nested]
@@ -201,7 +305,8 @@ class _Walker:
             text, env = f"{self.env.aliases[words[0]]} {quoted}", self.env
         elif words[0] in self.env.functions:
             positional = {str(n): w for n, w in enumerate(words[1:10], start=1)} | {"@": " ".join(words[1:])}
-            text, env = self.env.functions[words[0]], replace(self.env, values={**self.env.values, **positional})
+            text, env = self.env.functions[words[0]], replace(self.env, values={**self.env.values, **positional},
+                                                              arrays={**self.env.arrays, "@": list(words[1:])})
         else:
             return None
         try:
@@ -225,15 +330,21 @@ class _Walker:
 
     def _pipeline(self, node: Any, out: list[Invocation]) -> None:
         previous: Stream | None = None
+        feed: tuple[str, ...] = ()  # the command writing to the pipe, when its output is another program's
         for element in node.parts:
             if element.kind == "pipe":
                 continue
             found: list[Invocation] = []
+            if element.kind == "compound" and previous is not None and previous.origin == "literal":
+                self.loop_input = previous.text  # printf ... | while read d; do ...; done
             self.walk(element, found)
+            self.loop_input = None
             simple = bool(found) and element.kind == "command"
             if simple and previous is not None and found[0].stdin_from is None:
-                found[0] = replace(found[0], stdin=previous.text, stdin_from=previous.origin)
+                found[0] = replace(found[0], stdin=previous.text, stdin_from=previous.origin,
+                                   feed=feed if previous.origin == "program" else ())
             previous = output_of(found[0]) if simple else Stream(None, "program")
+            feed = (found[0].program, *found[0].args) if simple else ()
             out.extend(found)
 
     def _function(self, node: Any, out: list[Invocation]) -> None:
@@ -247,95 +358,4 @@ class _Walker:
         out.extend(body)
 
 
-# ---- shlex fallback --------------------------------------------------------------------------
-
-def logical_lines(text: str) -> list[tuple[str, str | None]]:
-    """Lines with backslash continuations and trailing pipes joined, each with its heredoc body."""
-    lines = text.splitlines()
-    out: list[tuple[str, str | None]] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        while i < len(lines) and re.search(r"(\\|\||&&|\|\|)\s*$", line):
-            line = f"{line}\n{lines[i]}"
-            i += 1
-        body = None
-        match = _HEREDOC.search(line)
-        if match and "<<<" not in line:
-            end = next((j for j in range(i, len(lines)) if lines[j].strip() == match.group(2)), len(lines))
-            body, i = "\n".join(lines[i:end]), end + 1
-        out.append((line, body))
-    return out
-
-
-def _split_punctuation(token: str) -> list[str]:
-    """shlex glues runs of punctuation (`));`, `&>>`): split them into known operators."""
-    if not _PUNCTUATION.fullmatch(token):
-        return [token]
-    return _OPERATOR_RUN.findall(token)
-
-
-def _tokens(line: str) -> list[str]:
-    lexer = shlex.shlex(line.replace("\\\n", " "), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        return [part for token in lexer for part in _split_punctuation(token)]
-    except ValueError:  # unbalanced quotes
-        return line.split()
-
-
-def _resolved(words: list[str], env: Env) -> list[str]:
-    """Fallback words with known variables substituted (shlex has already removed the quotes)."""
-    if words and all("=" in w and w.split("=", 1)[0].isidentifier() for w in words):
-        for word in words:
-            name, _, value = word.partition("=")
-            env.values[name] = expand_value(value, env, lambda _: None)
-        return []
-    out: list[str] = []
-    for word in words:
-        out.extend(expand_word(word.replace("\\", "\\\\"), env, lambda _: None) if "$" in word else [word])
-    return out
-
-
-def _simple(words: list[str], stdin: str | None) -> Invocation | None:
-    while words and words[0] in _KEYWORDS:
-        words = words[1:]
-    args: list[str] = []
-    redirects: list[str] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word in _OUTPUT_REDIRECTS | {">&", "<", "<<", "<<-", "<<<"} and i + 1 < len(words):
-            if word in _OUTPUT_REDIRECTS:
-                redirects.append(words[i + 1])
-            if args and args[-1].isdigit():
-                args.pop()
-            i += 2
-            continue
-        args.append(word)
-        i += 1
-    if not args and not redirects:
-        return None
-    program = program_name(args[0]) if args else ""
-    has_heredoc = any(w.startswith("<<") and w != "<<<" for w in words)
-    return Invocation(program=program, args=tuple(args[1:]), redirects=tuple(redirects),
-                      stdin=stdin if has_heredoc else None, stdin_from="literal" if has_heredoc else None)
-
-
-def _from_shlex(text: str) -> list[Invocation]:
-    out: list[Invocation] = []
-    env = Env()
-    for line, body in logical_lines(text):
-        if _FORK_BOMB.search(re.sub(r"\s+", "", line)):
-            out.append(Invocation(program=":", detector="fork_bomb"))
-        words: list[str] = []
-        for token in _tokens(line) + [";"]:
-            if token in _OPERATORS:
-                inv = _simple(_resolved(words, env), body)
-                if inv is not None:
-                    out.append(inv)
-                words = []
-            else:
-                words.append(token)
-    return out
+__all__ = ["MAX_BASHLEX_CHARS", "logical_lines", "parse_shell", "program_name"]  # program_name: re-exported

@@ -21,7 +21,8 @@ SQL_START = frozenset({
     "select", "insert", "update", "delete", "drop", "truncate", "alter", "create", "grant", "revoke",
     "with", "begin", "commit", "rollback", "vacuum", "reindex", "explain", "copy", "merge", "comment",
 })
-_DATABASE_KINDS = {"DATABASE", "SCHEMA"}
+_DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE"}  # a Cassandra keyspace is its database
+_TABLE_KINDS = {"TABLE", "MEASUREMENT", "SERIES", "COLUMNFAMILY"}  # InfluxQL measurements hold a table's points
 _WORD = re.compile(r"[A-Za-z_][\w.]*")
 
 
@@ -82,7 +83,7 @@ def _scoped(node: exp.Expression) -> bool:
 def _node_kinds(node: exp.Expression) -> set[str]:
     if isinstance(node, exp.Drop) and not isinstance(node.parent, exp.Alter):
         kind = str(node.args.get("kind") or "").upper()
-        return {"drop_database" if kind in _DATABASE_KINDS else "drop_table" if kind == "TABLE" else "drop_other"}
+        return {"drop_database" if kind in _DATABASE_KINDS else "drop_table" if kind in _TABLE_KINDS else "drop_other"}
     if isinstance(node, exp.TruncateTable):
         return {"truncate"}
     if isinstance(node, exp.Delete):
@@ -108,7 +109,8 @@ def _token_kinds(statement: str) -> set[str]:
     head, rest = words[0], words[1:]
     if head == "DROP":
         target = rest[0] if rest else ""
-        return {"drop_database" if target in _DATABASE_KINDS else "drop_table" if target == "TABLE" else "drop_other"}
+        return {"drop_database" if target in _DATABASE_KINDS else "drop_table" if target in _TABLE_KINDS
+                else "drop_other"}
     if head == "TRUNCATE":
         return {"truncate"}
     if head in ("DELETE", "UPDATE"):

@@ -1,19 +1,24 @@
-"""Commands inside commands: sudo, xargs, ssh, bash -c, python -c, kubectl exec, find -exec, psql -c, ...
+"""Commands inside commands: sudo, xargs, parallel, ssh, bash -c, python -c, kubectl exec, find -exec, psql -c, ...
 
 `expand` returns an invocation followed by everything it runs, recursively, so a rule about
 `rm` also sees `ssh host 'sudo rm -rf /'` and a rule about SQL sees `psql -c "DROP TABLE t"`.
-Shells, eval, source and interpreters are read by guardrails.runners.
+Shells, eval, source and interpreters are read by guardrails.runners; cloud run-command APIs and other
+exec tools by guardrails.carriers; xargs and GNU parallel by guardrails.fanout. A package installed from a file
+downloaded earlier on the line, and manifests applied from the network, are remote code.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, replace
 
+from guardrails.carriers import as_command, carried, command_start, option_values
+from guardrails.fanout import parallel, xargs
 from guardrails.interpreters import Program
 from guardrails.invocation import Invocation
-from guardrails.runners import run, runner, unresolved
-from guardrails.shell import parse_shell, program_name
+from guardrails.runners import detector, fetches, run, runner, unresolved
+from guardrails.shell import parse_shell
 from guardrails.sql import sql_invocations
 
 MAX_DEPTH = 6
@@ -43,6 +48,23 @@ PREFIXES: dict[str, _Prefix] = {
     "xargs": _p("-n -I -P -d -L -s -a -E --max-args --replace --max-procs --delimiter --arg-file --max-lines",
                 dynamic=True),
     "busybox": _p(), "systemd-run": _p("-u --unit -p --property -M --machine --uid --gid -E --setenv"),
+    "sshpass": _p("-p -f -d -P"), "pkexec": _p("--user"), "unshare": _p("-S -G -R -w --setuid --setgid --root --wd"),
+    "proxychains": _p("-f"), "proxychains4": _p("-f"), "torsocks": _p("-u -p -a -P"), "firejail": _p(),
+    "strace": _p("-o -e -p -s -u -P -E -I -b"), "ltrace": _p("-o -e -p -s -u -n"), "eatmydata": _p(),
+    "fakeroot": _p("-i -s -l"), "gosu": _p(skip=1), "su-exec": _p(skip=1), "s6-setuidgid": _p(skip=1),
+    "chpst": _p("-u -U -b -e -/ -n -l -L -m -d -o -p -f -c -r -t"), "setpriv": _p("--reuid --regid --groups"),
+    "numactl": _p("-N -m -C -i -p --cpunodebind --membind --physcpubind --interleave --preferred"),
+    "cgexec": _p("-g"), "systemd-inhibit": _p("--what --who --why --mode"), "catchsegv": _p(),
+}
+INSTALLS: dict[str, frozenset[str]] = {  # package installers, and the words that make them install a file
+    "dpkg": frozenset({"-i", "--install", "--unpack"}),
+    "rpm": frozenset({"-i", "-U", "-F", "--install", "--upgrade", "--freshen", "--reinstall"}),
+    "apt": frozenset({"install", "reinstall"}), "apt-get": frozenset({"install", "reinstall"}),
+    "yum": frozenset({"install", "localinstall", "reinstall", "upgrade", "update"}),
+    "dnf": frozenset({"install", "localinstall", "reinstall", "upgrade", "update"}),
+    "zypper": frozenset({"install", "in"}), "installer": frozenset({"-pkg"}),
+    "gdebi": frozenset({"--non-interactive", "-n"}),
+    "snap": frozenset({"install"}), "apk": frozenset({"add"}), "pkg": frozenset({"add", "install"}),
 }
 SSH_VALUES = frozenset("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B".split())
 DOCKER_EXEC_VALUES = frozenset("-u --user -w --workdir -e --env --env-file --detach-keys".split())
@@ -51,15 +73,29 @@ DOCKER_RUN_VALUES = DOCKER_EXEC_VALUES | frozenset(
     "--label-file -m --memory --cpus --cpu-shares -c --restart --add-host --device --cap-add --cap-drop "
     "--security-opt --platform --pull --log-driver --log-opt --ulimit --tmpfs --gpus --runtime --dns --expose "
     "--link --volumes-from --stop-signal --shm-size --userns --sysctl --group-add --memory-swap --pids-limit".split())
-SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {
+SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clients: options carrying statements
     "psql": (frozenset({"-c", "--command"}), "postgres"),
     "gitlab-psql": (frozenset({"-c", "--command"}), "postgres"),
+    "ysqlsh": (frozenset({"-c", "--command"}), "postgres"),
     "mysql": (frozenset({"-e", "--execute"}), "mysql"),
     "mariadb": (frozenset({"-e", "--execute"}), "mysql"),
+    "mysqlsh": (frozenset({"-e", "--execute"}), "mysql"),
     "clickhouse-client": (frozenset({"-q", "--query"}), "clickhouse"),
+    "clickhouse": (frozenset({"-q", "--query"}), "clickhouse"),  # clickhouse client ...
     "cockroach": (frozenset({"-e", "--execute"}), "postgres"),
     "sqlite3": (frozenset(), "sqlite"),
+    "duckdb": (frozenset({"-c"}), "duckdb"),
+    "cqlsh": (frozenset({"-e", "--execute"}), None), "ycqlsh": (frozenset({"-e", "--execute"}), None),
+    "sqlcmd": (frozenset({"-Q", "-q", "--query"}), "tsql"),
+    "snowsql": (frozenset({"-q", "--query"}), "snowflake"),
+    "trino": (frozenset({"--execute"}), "trino"), "presto": (frozenset({"--execute"}), "presto"),
+    "spark-sql": (frozenset({"-e"}), "spark"), "hive": (frozenset({"-e"}), "hive"),
+    "beeline": (frozenset({"-e"}), "hive"), "impala-shell": (frozenset({"-q", "--query"}), "hive"),
+    "vsql": (frozenset({"-c", "--command"}), None), "usql": (frozenset({"-c", "--command"}), None),
+    "influx": (frozenset({"-execute", "--execute"}), None),  # InfluxQL: DROP DATABASE, DROP MEASUREMENT
+    "bq": (frozenset(), "bigquery"),  # bq query 'SQL'
 }
+SQL_SUBCOMMAND = {"cockroach": "sql", "clickhouse": "client", "bq": "query"}
 LINE_CARRIERS = frozenset({"redis-cli", "valkey-cli", "keydb-cli"})
 FLEET_VALUES: dict[str, frozenset[str]] = {  # parallel shells: options taking a value, before the command
     "pdsh": frozenset("-w -x -g -X -l -t -u -f -R -e -F -c -M".split()),
@@ -73,54 +109,14 @@ KNIFE_SSH_VALUES = frozenset("-x --ssh-user -P --ssh-password -a --attribute -C 
                              "-p --ssh-port -G --ssh-gateway -t --ssh-timeout".split())
 
 
-def _command_start(args: tuple[str, ...], value_options: frozenset[str], skip: int = 0) -> int:
-    """Index of the first word of the wrapped command (len(args) when there is none)."""
-    i = 0
-    while i < len(args):
-        token = args[i]
-        if token == "--":
-            i += 1
-            break
-        if token.startswith("-") and token != "-":
-            i += 2 if token in value_options else 1
-            continue
-        if "=" in token and token.split("=", 1)[0].isidentifier():  # env NAME=value
-            i += 1
-            continue
-        break
-    return min(i + skip, len(args))
-
-
-def _option_values(args: tuple[str, ...], names: frozenset[str]) -> list[str]:
-    """Values of options like -c SQL, --command=SQL and attached short forms (-eSQL)."""
-    values = []
-    for i, token in enumerate(args):
-        name, eq, value = token.partition("=")
-        if name in names and eq:
-            values.append(value)
-        elif token in names and i + 1 < len(args):
-            values.append(args[i + 1])
-        elif not token.startswith("--") and token[:2] in names and len(token) > 2:
-            values.append(token[2:])
-    return values
-
-
-def _as_command(words: tuple[str, ...], parent: Invocation, dynamic: bool = False) -> list[Invocation]:
-    if not words:
-        return []
-    return [Invocation(program=program_name(words[0]), args=words[1:], redirects=parent.redirects,
-                       stdin=parent.stdin, stdin_from=parent.stdin_from, cwd=parent.cwd, fetched=parent.fetched,
-                       dynamic=parent.dynamic or dynamic)]
-
-
 def _su(inv: Invocation) -> list[Invocation]:
     """su/runuser -c CMD (or --command=CMD): the command string."""
-    scripts = _option_values(inv.args, frozenset({"-c", "--command"}))
+    scripts = option_values(inv.args, frozenset({"-c", "--command"}))
     return parse_shell(scripts[0]) if scripts else []
 
 
 def _ssh(inv: Invocation) -> list[Invocation]:
-    start = _command_start(inv.args, SSH_VALUES, skip=1)
+    start = command_start(inv.args, SSH_VALUES, skip=1)
     if start >= len(inv.args):  # no command: the remote login shell reads stdin
         return run(inv, Program("sh", reads_stdin=True))
     inner = parse_shell(" ".join(inv.args[start:]))
@@ -133,14 +129,14 @@ def _fleet(inv: Invocation) -> list[Invocation]:
     """Commands run on many hosts: pdsh/pssh/clush [opts] CMD, knife ssh QUERY CMD, ansible -a CMD, salt cmd.run."""
     args = inv.args
     if inv.program in FLEET_VALUES:
-        start = _command_start(args, FLEET_VALUES[inv.program])
+        start = command_start(args, FLEET_VALUES[inv.program])
         return parse_shell(" ".join(args[start:])) if start < len(args) else []
     if inv.program == "knife" and args[:1] == ("ssh",):
-        start = _command_start(args[1:], KNIFE_SSH_VALUES, skip=1) + 1
+        start = command_start(args[1:], KNIFE_SSH_VALUES, skip=1) + 1
         return parse_shell(" ".join(args[start:])) if start < len(args) else []
     if inv.program == "ansible":
-        scripts = _option_values(args, frozenset({"-a", "--args"}))
-        if set(_option_values(args, frozenset({"-m", "--module-name"}))) & {"file", "ansible.builtin.file"}:
+        scripts = option_values(args, frozenset({"-a", "--args"}))
+        if set(option_values(args, frozenset({"-m", "--module-name"}))) & {"file", "ansible.builtin.file"}:
             return [_absent(script) for script in scripts if "state=absent" in script]
         return [s for script in scripts for s in parse_shell(script)]
     if inv.program == "salt" and "cmd.run" in args:
@@ -159,10 +155,10 @@ def _exec_in_container(inv: Invocation) -> list[Invocation]:
     args = inv.args
     if inv.program in ("kubectl", "oc") and "--" in args:  # kubectl [-n NS] exec|debug POD -- CMD
         head = args[:args.index("--")]
-        return _as_command(args[len(head) + 1:], inv) if {"exec", "debug"} & set(head) else []
+        return as_command(args[len(head) + 1:], inv) if {"exec", "debug"} & set(head) else []
     if inv.program in ("docker", "podman", "crictl") and "exec" in args:
         at = args.index("exec") + 1
-        return _as_command(args[at + _command_start(args[at:], DOCKER_EXEC_VALUES, skip=1):], inv)
+        return as_command(args[at + command_start(args[at:], DOCKER_EXEC_VALUES, skip=1):], inv)
     if inv.program in ("docker", "podman", "nerdctl") and "run" in args:
         return _run_in_container(inv, args[args.index("run") + 1:])
     return []
@@ -192,17 +188,17 @@ def _mounts(options: tuple[str, ...]) -> tuple[list[tuple[str, str]], bool]:
 
 def _run_in_container(inv: Invocation, rest: tuple[str, ...]) -> list[Invocation]:
     """docker run: what a container that can reach the host runs, its mounted paths read as host paths."""
-    start = _command_start(rest, DOCKER_RUN_VALUES, skip=1)
+    start = command_start(rest, DOCKER_RUN_VALUES, skip=1)
     mounts, reaches_host = _mounts(rest[:start])
     if not reaches_host:
         return []  # an ephemeral container with no host path: its files are its own
-    entrypoint = _option_values(rest[:start], frozenset({"--entrypoint"}))
+    entrypoint = option_values(rest[:start], frozenset({"--entrypoint"}))
     words = tuple(entrypoint[-1:]) + rest[start:]
     for target, source in sorted(mounts, key=lambda m: -len(m[0])):
         pattern = re.compile(rf"(?<![\w/.-]){re.escape(target)}(?=/|$|[\s'\"])")
         host = (source.rstrip("/") or "/").replace("\\", "\\\\")
         words = tuple(pattern.sub(host, w) for w in words)
-    return _as_command(words, inv)
+    return as_command(words, inv)
 
 
 def _find_exec(inv: Invocation) -> list[Invocation]:
@@ -210,7 +206,7 @@ def _find_exec(inv: Invocation) -> list[Invocation]:
     for i, token in enumerate(args):
         if token in ("-exec", "-execdir", "-ok", "-okdir"):
             end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "\\;", "+")), len(args))
-            inner = _as_command(args[i + 1:end], replace(inv, redirects=(), stdin=None), dynamic=True)
+            inner = as_command(args[i + 1:end], replace(inv, redirects=(), stdin=None), dynamic=True)
             if inner and inner[0].program in ("rm", "unlink", "shred"):  # -exec rm {} deletes what it finds
                 out.append(replace(inv, args=args[:i] + ("-delete",)))
             out += inner
@@ -219,15 +215,32 @@ def _find_exec(inv: Invocation) -> list[Invocation]:
 
 def _sql(inv: Invocation) -> list[Invocation]:
     names, dialect = SQL_CARRIERS[inv.program]
-    if inv.program == "cockroach" and inv.args[:1] != ("sql",):
+    positionals = [a for a in inv.args if not a.startswith("-")]
+    if inv.program in SQL_SUBCOMMAND and positionals[:1] != [SQL_SUBCOMMAND[inv.program]]:
         return []
-    scripts = _option_values(inv.args, names)
-    if inv.program == "sqlite3":
-        positionals = [a for a in inv.args if not a.startswith("-")]
+    scripts = option_values(inv.args, names)
+    if inv.program in ("sqlite3", "bq"):  # sqlite3 DB 'SQL', bq query 'SQL'
         scripts = [" ".join(positionals[1:])] if len(positionals) > 1 else []
-    if inv.stdin:
+    if inv.stdin and inv.stdin_from != "remote":
         scripts.append(inv.stdin)
     return [s for script in scripts for s in sql_invocations(script, dialect)]
+
+
+def _installs_download(inv: Invocation) -> list[Invocation]:
+    """A package installed from a file downloaded earlier on the line, with no checksum check: its scripts run."""
+    words = set(inv.args) | {f"-{c}" for a in inv.args if a.startswith("-") and not a.startswith("--") for c in a[1:]}
+    files = [a for a in inv.args if not a.startswith("-") and posixpath.basename(a) in inv.fetched]
+    installs = INSTALLS[inv.program] & words or inv.program == "gdebi"
+    return [detector(inv, "remote_code")] if files and installs and not {"-q", "--query"} & words else []
+
+
+def _fetched_manifests(inv: Invocation) -> list[Invocation]:
+    """kubectl apply/create of manifests read from the network (`curl URL | kubectl apply -f -`, `-f <(curl URL)`)."""
+    if not {"apply", "create", "replace"} & set(inv.args):
+        return []
+    sources = option_values(inv.args, frozenset({"-f", "--filename", "-k", "--kustomize"}))
+    remote = any(fetches(s) for s in sources) or ("-" in sources and inv.stdin_from == "remote")
+    return [detector(inv, "remote_code")] if remote else []
 
 
 def _unwrap(inv: Invocation) -> list[Invocation]:
@@ -239,33 +252,40 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         spec = PREFIXES[program]
         if program == "runuser" and any(a in ("-c", "--command") for a in args):
             return _su(inv)
-        words = args[_command_start(args, spec.value_options, spec.skip):]
-        if spec.dynamic and inv.stdin_from == "literal" and inv.stdin and not {"-I", "-i", "--replace"} & set(args):
-            return _as_command(words + tuple(inv.stdin.split()), replace(inv, stdin=None, stdin_from=None))
-        return _as_command(words, inv, spec.dynamic)
-    if program == "su":
+        start = command_start(args, spec.value_options, spec.skip)
+        if program == "xargs":
+            return xargs(inv, start)
+        return as_command(args[start:], inv, spec.dynamic)
+    if program in ("su", "sg", "script"):  # su -c CMD, sg GROUP -c CMD, script -c CMD
         return _su(inv)
+    if program == "parallel":
+        return parallel(inv)
     code = runner(inv)
     if code is not None:
         return code
     if program in ("eval", "watch"):
-        return parse_shell(" ".join(args[_command_start(args, frozenset({"-n", "--interval"})):]))
+        return parse_shell(" ".join(args[command_start(args, frozenset({"-n", "--interval"})):]))
     if program == "ssh":
         return _ssh(inv)
-    if program == "gcloud" and "ssh" in args:
-        return [s for script in _option_values(args, frozenset({"--command"})) for s in parse_shell(script)]
     if program == "find":
         return _find_exec(inv)
     if program in ("knife", "ansible", "salt") or program in FLEET_VALUES:
         return _fleet(inv)
     if program == "bundle" and args[:1] == ("exec",):
-        return _as_command(args[1:], inv)
+        return as_command(args[1:], inv)
     if program in SQL_CARRIERS:
         return _sql(inv)
     if program in LINE_CARRIERS and inv.stdin:
         lines = [line.split() for line in inv.stdin.splitlines() if line.strip()]
         return [Invocation(program=program, args=tuple(words)) for words in lines]
-    return _exec_in_container(inv)
+    if program in INSTALLS:
+        return _installs_download(inv)
+    if program in ("kubectl", "oc"):
+        manifests = _fetched_manifests(inv)
+        if manifests:
+            return manifests
+    carrying = carried(inv)
+    return carrying if carrying is not None else _exec_in_container(inv)
 
 
 def expand(inv: Invocation, depth: int = 0) -> list[Invocation]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from guardrails.fanout import xargs
+from guardrails.foreign import awk_pipes, tcl
 from guardrails.interpreters import Program, code_invocations, language, program_of
 from guardrails.invocation import Invocation, target_class
 from guardrails.resolve import Env, expand_value, expand_word, is_parameter
@@ -121,7 +123,7 @@ def test_lines_resolve_to_the_command_that_runs(command: str, expected: tuple[st
 
 
 def test_what_cannot_be_known_stays_unknown() -> None:
-    assert ("rm", "-rf", "$d") in argv("d=/tmp; for d in /a /b; do rm -rf $d; done")
+    assert ("rm", "-rf", "$d") in argv("d=/tmp; for d in $(cat dirs); do rm -rf $d; done")
     assert ("rm", "-rf", "$X") in argv("X=/tmp; read X; rm -rf $X")
     assert ("rm", "-rf", "$X") in argv("X=/tmp; unset X; rm -rf $X")
     assert ("rm", "-rf", "$X") in argv("X=$(mktemp -d); rm -rf $X")
@@ -140,6 +142,53 @@ def test_cd_sets_the_directory_relative_operands_are_read_from() -> None:
 
 def test_shlex_fallback_still_tracks_variables() -> None:
     assert ("rm", "-rf", "/etc") in argv("[[ -d /x ]] && X=/etc; rm -rf $X")
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ('t=(/a "b c"); rm -rf "${t[@]}"', ("rm", "-rf", "/a", "b c")),
+    ("t=(/a /b); rm -rf ${t[1]}", ("rm", "-rf", "/b")),
+    ("declare -a t=(/a); t+=(/b); rm -rf ${t[*]}", ("rm", "-rf", "/a", "/b")),
+    ("t=(/a); rm -rf $t", ("rm", "-rf", "/a")),
+    ("set -- /a /b; rm -rf \"$@\"", ("rm", "-rf", "/a", "/b")),
+    ("f() { rm -rf \"$@\"; }; f /a /b", ("rm", "-rf", "/a", "/b")),
+])
+def test_arrays_and_positional_parameters(command: str, expected: tuple[str, ...]) -> None:
+    assert expected in argv(command)
+
+
+def test_unknown_arrays_stay_unknown() -> None:
+    assert ("rm", "-rf", "${t[@]}") in argv("t=($(ls)); rm -rf \"${t[@]}\"")
+    assert ("rm", "-rf", "${t[@]}") in argv("t=(/a); mapfile -t t < list; rm -rf \"${t[@]}\"")
+    assert argv("m=([k]=v); echo ok") == [("echo", "ok")]  # an associative array: not a command
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("for d in /a /b; do rm -rf $d; done", [("rm", "-rf", "/a"), ("rm", "-rf", "/b")]),
+    ("L='/a /b'; for d in $L; do rm -rf $d; done", [("rm", "-rf", "/a"), ("rm", "-rf", "/b")]),
+    ("printf '%s\\n' /a /b | while read -r d; do rm -rf $d; done", [("rm", "-rf", "/a"), ("rm", "-rf", "/b")]),
+    ("while read d n; do rm -rf $d; done <<< '/a 1'", [("rm", "-rf", "/a")]),
+    ("while read d; do rm -rf $d; done < list", [("rm", "-rf", "$d")]),
+])
+def test_loops_over_known_values_run_once_per_value(command: str, expected: list[tuple[str, ...]]) -> None:
+    assert [a for a in argv(command) if a[0] == "rm"] == expected
+
+
+@pytest.mark.parametrize(("stdin", "args", "expected"), [
+    ("/a\0/b c\0", ("-0", "rm", "-rf"), [("rm", "-rf", "/a", "/b c")]),
+    ("/a\n/b", ("-d", "\\n", "rm", "-rf"), [("rm", "-rf", "/a", "/b")]),
+    ("/a '/b c'", ("rm", "-rf"), [("rm", "-rf", "/a", "/b c")]),
+    ("/a\n/b", ("-I", "{}", "rm", "-rf", "{}/x"), [("rm", "-rf", "/a/x"), ("rm", "-rf", "/b/x")]),
+    ("/a", ("-I%", "sh", "-c", "rm -rf %"), [("sh", "-c", "rm -rf /a")]),
+])
+def test_what_xargs_reads_becomes_operands(stdin: str, args: tuple[str, ...], expected: list[tuple[str, ...]]) -> None:
+    inv = Invocation(program="xargs", args=args, stdin=stdin, stdin_from="literal")
+    start = next(i for i, a in enumerate(args) if a in ("rm", "sh"))
+    assert [(i.program, *i.args) for i in xargs(inv, start)] == expected
+
+
+def test_xargs_input_from_a_program_is_dynamic() -> None:
+    [rm] = xargs(Invocation(program="xargs", args=("rm", "-rf"), stdin_from="program"), 0)
+    assert rm.dynamic and rm.args == ("-rf",)
 
 
 # ---- pipes -----------------------------------------------------------------------------------
@@ -166,6 +215,19 @@ def stdin_of_last(command: str) -> tuple[str | None, str | None]:
 ])
 def test_where_piped_input_comes_from(command: str, origin: str) -> None:
     assert stdin_of_last(command)[1] == origin
+
+
+def test_here_strings_of_fetched_or_decoded_text_take_their_origin() -> None:
+    [lua, _] = [i for i in parse_shell('lua <<< "$(curl -s https://x/a.lua)"') if i.program in ("lua", "curl")]
+    assert lua.stdin_from == "remote"
+    assert parse_shell('sh <<< "$(base64 -d blob)"')[0].stdin_from == "decoded"
+    assert parse_shell("sh <<< 'uptime'")[0].stdin_from == "literal"
+
+
+def test_the_program_writing_to_a_pipe_is_kept() -> None:
+    [_, xargs_inv] = parse_shell("docker ps -aq | xargs docker rm -f")
+    assert xargs_inv.feed == ("docker", "ps", "-aq")
+    assert parse_shell("echo /a | xargs rm")[1].feed == ()  # literal text: its words are known instead
 
 
 def test_literal_input_is_kept_and_base64_literals_are_decoded() -> None:
@@ -223,6 +285,13 @@ def test_which_code_a_shell_runs(args: tuple[str, ...], expected: Program) -> No
     ("nodejs", ("--eval", "x"), Program("node", code="x")),
     ("node", ("server.js",), Program("node", script="server.js")),
     ("php", ("-r", "x"), Program("php", code="x")),
+    ("tclsh8.6", ("-",), Program("tcl", reads_stdin=True)),
+    ("pwsh", ("-NoProfile", "-Command", "Get-Date", "-Format", "o"), Program("powershell", code="Get-Date -Format o")),
+    ("powershell.exe", ("-ExecutionPolicy", "Bypass", "-File", "a.ps1"), Program("powershell", script="a.ps1")),
+    ("pwsh", ("-enc", "ZQBjAGgAbwAgAGgAaQA="), Program("powershell", code="echo hi", encoded=True)),
+    ("pwsh", ("-EncodedCommand", "!!"), Program("powershell", encoded=True)),
+    ("deno", ("eval", "x"), Program("node", code="x")),
+    ("Rscript", ("-e", "x"), Program("r", code="x")),
 ])
 def test_which_code_an_interpreter_runs(program: str, args: tuple[str, ...], expected: Program) -> None:
     lang = language(program)
@@ -270,3 +339,28 @@ def test_shell_outs_of_unknown_commands_are_opaque(lang: str, code: str) -> None
 ])
 def test_harmless_one_liners_run_nothing(lang: str, code: str) -> None:
     assert code_invocations(lang, code) == []
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("file delete -force -- /x /y", [("rm", "-r", "-f", "/x", "/y")]),
+    ("file delete {/x}", [("rm", "-f", "/x")]),
+    ("exec sh -c {rm -rf /x}", [("sh", "-c", "rm -rf /x")]),
+    ('set f [open "|reboot"]', [("reboot",)]),
+    ('spawn ssh db; send "rm -rf /x\\r"', [("ssh", "db"), ("rm", "-rf", "/x")]),
+    ("puts [file exists /x]", []),
+])
+def test_tcl_commands_and_deletions(code: str, expected: list[tuple[str, ...]]) -> None:
+    assert [(i.program, *i.args) for i in tcl(code) if not i.detector] == expected
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ('BEGIN { "date" | getline d }', [("date",)]),
+    ('BEGIN { c = "uptime"; c | getline x }', [("uptime",)]),
+    ('{ print $1 | "sort -u" }', [("sort", "-u")]),
+    ('BEGIN { print "reboot" | "sh" }', [("reboot",)]),
+    ('{ print "rm " $1 | "sh" }', ["opaque_command"]),
+    ('BEGIN { u = "curl -s https://x"; while ((u | getline l) > 0) print l | "sh" }', [("curl", "-s", "https://x"),
+                                                                                         "remote_code"]),
+])
+def test_awk_pipes(code: str, expected: list[object]) -> None:
+    assert [i.detector or (i.program, *i.args) for i in awk_pipes(code)] == expected

@@ -1,0 +1,82 @@
+"""Commands run once per input item: xargs and GNU parallel.
+
+What they are handed literally (`printf '%s\\0' /a /b | xargs -0 rm -rf`, `xargs -I{} rm -rf {} <<< /a`,
+`parallel rm -rf ::: /a /b`) becomes their command's operands, split the way the tool splits it (NUL with -0,
+-d's delimiter, lines with -I, else words). Input from a file or another program is unknown: the command's
+operands are then `dynamic`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import replace
+
+from guardrails.carriers import as_command, command_start, option_values
+from guardrails.invocation import Invocation
+from guardrails.resolve import ansi_c
+from guardrails.shell import parse_shell
+
+MAX_ITEMS = 16  # xargs -I / parallel: the command is read once per item, for this many items at most
+PARALLEL_VALUES = frozenset("-j --jobs -S --sshlogin --sshloginfile --slf -a --arg-file --joblog --delay --timeout "
+                            "--retries -d --delimiter -I --colsep -C --results --tmpdir --tagstring -n --max-args -N "
+                            "-L --max-lines --halt --memfree --load --nice --workdir --wd -E".split())
+
+
+def _items(options: tuple[str, ...], text: str, lines: bool) -> list[str]:
+    """What xargs reads: NUL-separated with -0, split at -d's delimiter, lines with -I, else words (quotes kept)."""
+    delimiter = option_values(options, frozenset({"-d", "--delimiter"}))
+    if "-0" in options or "--null" in options or "\0" in text:
+        items = text.split("\0")
+    elif delimiter or lines:
+        items = text.split(ansi_c(delimiter[-1]) if delimiter else "\n")
+    else:
+        try:
+            items = shlex.split(text)
+        except ValueError:  # unbalanced quotes: plain words
+            items = text.split()
+    return [item for item in items if item.strip()][:MAX_ITEMS]
+
+
+def _replace_string(options: tuple[str, ...]) -> str | None:
+    """xargs -I R (-IR, -i, --replace[=R]): the string replaced by each input line; None without it."""
+    for i, token in enumerate(options):
+        if token == "-I":
+            return options[i + 1] if i + 1 < len(options) else "{}"
+        if token.startswith(("-I", "-i")):
+            return token[2:] or "{}"
+        if token.startswith("--replace"):
+            return token.partition("=")[2] or "{}"
+    return None
+
+
+def xargs(inv: Invocation, start: int) -> list[Invocation]:
+    """xargs CMD: CMD with what it reads as operands; literal input (echo, printf, here-strings) is known."""
+    options, words = inv.args[:start], inv.args[start:] or ("echo",)
+    if inv.stdin_from != "literal" or not inv.stdin or {"-a", "--arg-file"} & set(options):
+        return as_command(words, inv, dynamic=True)
+    plain = replace(inv, stdin=None, stdin_from=None)
+    placeholder = _replace_string(options)
+    items = _items(options, inv.stdin, lines=placeholder is not None)
+    if placeholder is None:
+        return as_command(words + tuple(items), plain)
+    return [c for item in items for c in as_command(tuple(w.replace(placeholder, item) for w in words), plain)]
+
+
+def parallel(inv: Invocation) -> list[Invocation]:
+    """GNU parallel CMD ::: ARGS (or ARGS on stdin): CMD once per argument, through a shell; no CMD: ARGS run."""
+    args = inv.args
+    marks = [i for i, a in enumerate(args) if a.startswith(":::")]
+    head = args[:marks[0]] if marks else args
+    command = " ".join(head[command_start(head, PARALLEL_VALUES):])
+    if marks and args[marks[0]] in (":::", ":::+"):
+        items = [a for a in args[marks[0] + 1:] if not a.startswith(":::")][:MAX_ITEMS]
+    elif not marks and inv.stdin_from == "literal" and inv.stdin:
+        items = _items((), inv.stdin, lines=True)
+    else:  # arguments from a file or another program: unknown
+        found = parse_shell(command)
+        return [replace(found[0], dynamic=True), *found[1:]] if found else []
+    if not command:
+        return [c for item in items for c in parse_shell(item)]
+    texts = [command.replace("{}", shlex.quote(item)) if "{}" in command else f"{command} {shlex.quote(item)}"
+             for item in items]
+    return [c for text in texts for c in parse_shell(text)]
