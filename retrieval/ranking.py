@@ -227,6 +227,8 @@ def _document_boosts(
         boosts["tags"] = config.tag_boost * min(overlap, 3)
     if doc.service is not None and doc.service in words:
         boosts["service"] = config.service_boost
+    if config.overview_penalty and PurePosixPath(hit.document_path).stem.lower() in _GENERIC_NAMES:
+        boosts["overview"] = -config.overview_penalty  # a folder's README: the specific page first
     if hit.updated_at and (now - hit.updated_at).days > config.stale_after_days:
         boosts["stale"] = -config.stale_penalty
     return boosts

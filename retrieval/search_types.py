@@ -56,6 +56,9 @@ class SearchConfig:
     service_boost: float = 0.05
     stale_after_days: int = 365
     stale_penalty: float = 0.05
+    # A folder's README or index page overviews what its specific pages say: when both match, the
+    # specific page first (gitlab incident threads 0.800 -> 0.867; no templated query moves).
+    overview_penalty: float = 0.06
     doc_support: float = 0.10  # weight of a document's other matching chunks
     min_confidence: float = 0.65  # a confident answer; below: the closest match, shown as such
     min_plausible: float = 0.27  # below: nothing worth showing (abstain)

@@ -461,3 +461,22 @@ def test_confidence_is_zero_without_hits_and_rises_with_evidence() -> None:
     strong = _chunk(2, lex=(1, 10.0), dense=(1, 0.8))
     strong.boosts = {"name_match": 0.3}
     assert ranking.confidence([strong], "q", 5.0) > ranking.confidence([weak], "q", 5.0)
+
+
+def test_a_folders_readme_yields_to_its_specific_page() -> None:
+    from datetime import datetime, timezone
+
+    from retrieval.ranking import apply_boosts
+    from retrieval.search_types import ScoredChunk, SearchConfig
+
+    def hit(doc: int, path: str) -> ScoredChunk:
+        return ScoredChunk(chunk_id=doc, document_id=doc, section_id=doc, position=0, document_path=path,
+                           document_title=path, source="s", heading_path=(), text="", text_hash="", token_count=1,
+                           score=0.50)
+
+    overview, page = hit(1, "docs/praefect/README.md"), hit(2, "docs/praefect/praefect-bypass.md")
+    apply_boosts([overview, page], "bypass praefect", SearchConfig(path_boost=0.0), datetime.now(timezone.utc))
+    assert overview.boosts.get("overview") == -SearchConfig().overview_penalty and "overview" not in page.boosts
+    plain = hit(1, "docs/praefect/README.md")
+    apply_boosts([plain], "bypass praefect", SearchConfig(path_boost=0.0, overview_penalty=0.0), datetime.now(timezone.utc))
+    assert "overview" not in plain.boosts
