@@ -10,6 +10,9 @@ from functools import lru_cache
 
 _NUMBER = re.compile(r"^-\d+$")
 _GUARDED = re.compile(r"\$\{\w+:[?]")  # ${VAR:?} fails instead of expanding to nothing
+# a literal cache or scratch directory after the variable ("$HOME/.cache/pip"): wrong or empty, it stays scratch
+_SCRATCH_SUFFIX = re.compile(r"^[^/]*\$[^/]*(/(?!\.\.(/|$))[^$`/]+)*/(\.cache|cache|caches|tmp|\.tmp|__pycache__|"
+                             r"\.pytest_cache)(/(?!\.\.(/|$))[^$`/*]+)*/?$")
 _REMOTE = re.compile(r"^(?:[\w.-]+@)?[\w.-]+:(?=/(?!/))")
 _HOME = re.compile(r"^(~[\w.-]*|\$HOME|\$\{HOME\}|/home/[\w.-]+|/Users/[\w.-]+|/root)(/\*?)?$")
 
@@ -113,7 +116,7 @@ def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str,
     if _HOME.match(word):
         return "home"
     if "$" in word or "`" in word:
-        return "path" if _GUARDED.search(word) else "variable"
+        return "path" if _GUARDED.search(word) or _SCRATCH_SUFFIX.match(word) else "variable"
     stripped = word.rstrip("/") or "/"
     base = stripped
     if stripped.endswith(("/*", "/.*")):

@@ -237,7 +237,7 @@ class _Walker:
                 inv.update(stdin=word, stdin_from=origin)
             elif part.type == "<":
                 inv.update(stdin_from="remote" if any(is_fetch(i) for i in found) else "file")
-            elif part.type in OUTPUT_REDIRECTS:
+            elif part.type in OUTPUT_REDIRECTS or part.type == ">&":  # >& FILE (not 2>&1: no word)
                 inv["redirects"].append(word)
 
     def _builtin(self, program: str, args: list[str]) -> None:

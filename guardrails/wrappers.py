@@ -201,12 +201,29 @@ def _run_in_container(inv: Invocation, rest: tuple[str, ...]) -> list[Invocation
     return as_command(words, inv)
 
 
+_SCRATCH_ROOTS = re.compile(r"^(/tmp|/var/tmp|/dev/shm)(/[^*?/]+)*/?$|(^|/)(\.cache|cache)(/[^*?/]+)*/?$")
+_NAME_FILTERS = ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename")
+
+
+def _scratch_match(args: tuple[str, ...]) -> str | None:
+    """What find matches when it is confined to scratch (rooted in /tmp or a cache, with a name filter)."""
+    roots = [a for a in args[:next((i for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))]]
+    named = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FILTERS), None)
+    if len(roots) != 1 or named is None or ".." in roots[0] or not _SCRATCH_ROOTS.search(roots[0]):
+        return None
+    return posixpath.join(roots[0], posixpath.basename(named) or "x")
+
+
 def _find_exec(inv: Invocation) -> list[Invocation]:
     out, args = [], inv.args
+    scratch = _scratch_match(args)
     for i, token in enumerate(args):
         if token in ("-exec", "-execdir", "-ok", "-okdir"):
             end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "\\;", "+")), len(args))
-            inner = as_command(args[i + 1:end], replace(inv, redirects=(), stdin=None), dynamic=True)
+            words = args[i + 1:end]
+            if scratch:  # {} is a named entry of a scratch directory, not an unknown target
+                words = tuple(scratch if w in ("{}", "{+}") else w for w in words)
+            inner = as_command(words, replace(inv, redirects=(), stdin=None), dynamic=not scratch)
             if inner and inner[0].program in ("rm", "unlink", "shred"):  # -exec rm {} deletes what it finds
                 out.append(replace(inv, args=args[:i] + ("-delete",)))
             out += inner

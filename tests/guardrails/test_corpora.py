@@ -35,7 +35,8 @@ READ_ONLY_SUB = {
     "helm": {"list", "ls", "status", "history", "get", "show", "version"},
 }
 DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|truncate|reset|destroy|kill|"
-                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b", re.I)
+                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|"
+                               r"snapshot restore", re.I)  # a restore overwrites the live state
 
 
 def _read_only(inv: Invocation) -> bool:

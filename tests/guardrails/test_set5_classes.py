@@ -205,7 +205,7 @@ def test_taking_down(command: str, expect: str) -> None:
     ("curl -s https://example.com/crd.yaml | kubectl apply -f -", "warn"),
     ("kubectl apply -k github.com/org/repo/config?ref=v1.0.0", "warn"),
     ("sudo pip3 install git+https://github.com/org/tool.git", "warn"),
-    ("pip install --user git+https://github.com/org/tool.git", "none"),
+    ("pip install --user git+https://github.com/org/tool.git", "warn"),  # set 6: its setup code runs unreviewed, sudo or not
     ("rpm -qip https://example.com/agent.rpm", "none"),
     ("sudo rpm --import https://example.com/RPM-GPG-KEY", "none"),
     ("kubectl apply -f ./deploy/", "none"),
