@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -24,10 +25,11 @@ from bot.tools import RunbookTools, ToolLimits
 from guardrails import Policy
 from guardrails.inputs import normalise_question
 from retrieval.access import Visibility, visibility
-from retrieval.corrections import Chosen, CorrectionsCache, choose
+from retrieval.corrections import Chosen, CorrectionsCache, applying_to, choose
 from retrieval.embed import Embedder, embed_query
 from retrieval.search import hybrid_search
 from retrieval.sections import get_runbook
+from retrieval.feedback_alerts import Demoted, demoted
 from retrieval.feedback_model import FeedbackModel
 from retrieval.links import linked_documents
 from retrieval.search_types import Reranker, SearchConfig, SearchFilters
@@ -66,15 +68,15 @@ class Answerer:
         if checked.empty:
             raise EmptyQuestion(messages.EMPTY_QUESTION)
         started = time.perf_counter()
-        chosen = await self._corrected(checked.text, context)
-        pinned = await self._linked(context)
-        if chosen is not None:
-            pinned = (chosen.path, *(p for p in pinned if p != chosen.path))
+        steer = await self._steered(checked.text, context)
+        pinned = tuple(p for p in await self._linked(context) if p not in steer.demoted_paths)
+        if steer.chosen is not None:
+            pinned = (steer.chosen.path, *(p for p in pinned if p != steer.chosen.path))
         ledger = Ledger()
         tools = RunbookTools(self.pool, self.embedder, filters=context.filters, config=self.search_config,
                              limits=self.tool_limits, feedback=await self._feedback(), reranker=self.reranker,
                              show=lambda text: guard_chunk(text, secrets=self.secrets),
-                             pinned=pinned, ledger=ledger,
+                             pinned=pinned, demoted=steer.demoted_paths, ledger=ledger,
                              visibility=await self._visibility(context))
         try:
             answer = await run_agent(checked.text, context, llm=self.llm, tools=tools, limits=self.limits)
@@ -85,10 +87,7 @@ class Answerer:
                               system_prompt=system_prompt(self.limits))
         if checked.truncated:
             answer.notes.append(messages.QUESTION_TRUNCATED.format(limit=self.max_question_chars))
-        if chosen is not None and answer.sources and not answer.abstained and answer.sources[0].path == chosen.path:
-            others = messages.CORRECTED_OTHERS.format(count=chosen.backers) if chosen.backers > 1 else ""
-            answer.notes.insert(0, messages.CORRECTED.format(by=chosen.by, date=chosen.at.date().isoformat(),
-                                                             others=others))
+        steer.explain(answer, tools.passed_over)
         answer_id = await self._store(answer, context)
         total_ms = (time.perf_counter() - started) * 1000
         _observe(answer, context, ledger, total_ms)
@@ -99,29 +98,33 @@ class Answerer:
         """What the asker of `context` may see (None: everything)."""
         return await visibility(self.pool, self.access.audience(context), self.access.restricted_sources)
 
-    async def _corrected(self, question: str, context: IncidentContext) -> Chosen | None:
-        """The runbook engineers' corrections put first for this question, if any applies."""
+    async def _steered(self, question: str, context: IncidentContext) -> Steering:
+        """What engineers said applies to this question: the runbook their corrections put first, and
+        those their votes on the same alert put last (unless a correction names them)."""
         if self.corrections is None:
-            return None
+            return Steering()
         try:
-            found = await self.corrections.current()
-            if not found:
-                return None
-            vector = await embed_query(self.embedder, context.search_query(question))
-            return choose(found, context.alert.get("alertname"), vector)
+            found, votes = await self.corrections.current(), await self.corrections.alert_votes()
+            alertname = context.alert.get("alertname")
+            vector = await embed_query(self.embedder, context.search_query(question)) if found else None
+            kept = {c.path for c in applying_to(found, alertname, vector)}  # a correction names them
+            return Steering(choose(found, alertname, vector), tuple(demoted(votes, alertname, kept=kept)))
         except Exception:  # answering without corrections beats not answering
-            log.exception("could not read the corrections; answering without them")
-            return None
+            log.exception("could not read the corrections and votes; answering without them")
+            return Steering()
 
     async def alternatives(self, question: str, context: IncidentContext, *, shown: str | None = None,
                            n: int = 5) -> list[tuple[str, str]]:
-        """The runbooks closest to a question, as (path, title), other than the one `shown`: the
-        choices a 👎 offers."""
+        """The runbooks a 👎 offers, as (path, title), other than the one `shown`: those closest to
+        the question, taken in turn with those closest to the alert's name and labels (what the alert
+        itself points at, when the question's words lead elsewhere)."""
         filters = SearchFilters.seen_by(context.filters, await self._visibility(context))
-        result = await hybrid_search(self.pool, self.embedder, context.search_query(question), k=4 * n,
-                                     filters=filters, config=self.search_config)
-        titles = {h.document_path: h.document_title for h in result.chunks if h.document_path != shown}
-        return list(titles.items())[:n]
+        rankings = []
+        for query in dict.fromkeys(q for q in (context.search_query(question), alert_words(context.alert)) if q):
+            result = await hybrid_search(self.pool, self.embedder, query, k=4 * n, filters=filters,
+                                         config=self.search_config)
+            rankings.append([(h.document_path, h.document_title) for h in result.chunks])
+        return taken_in_turn(rankings, skip=shown)[:n]
 
     async def correct(self, given: str, question: str, context: IncidentContext, *, platform: str, user_id: str,
                       user_name: str | None = None, answer_id: int | None = None) -> str | None:
@@ -137,9 +140,13 @@ class Answerer:
                                    path=found[0], channel=context.channel, answer_id=answer_id,
                                    alertname=context.alert.get("alertname"), labels=dict(context.alert))
         await add_correction(self.pool, correction, await embed_query(self.embedder, asked))
+        self.feedback_changed()
+        return found[0]
+
+    def feedback_changed(self) -> None:
+        """A vote or correction was just made: the next question reads them again."""
         if self.corrections is not None:
             self.corrections.invalidate()
-        return found[0]
 
     async def _linked(self, context: IncidentContext) -> tuple[str, ...]:
         """The runbooks of the corpus that the incident's alert links to."""
@@ -172,6 +179,57 @@ class Answerer:
             log.exception("could not store the answer to %r", answer.question[:80])
             return None
         return answer.answer_id
+
+
+@dataclass(frozen=True)
+class Steering:
+    """How engineers' corrections and votes steer one answer, and the notes that say so."""
+
+    chosen: Chosen | None = None  # the runbook a correction puts first
+    demoted: tuple[Demoted, ...] = ()  # the runbooks votes on the same alert put last
+
+    @property
+    def demoted_paths(self) -> tuple[str, ...]:
+        """The paths of the demoted runbooks."""
+        return tuple(d.path for d in self.demoted)
+
+    def explain(self, answer: Answer, passed_over: set[str]) -> None:
+        """Say so in the answer when a correction led it, or when it skipped a runbook marked wrong."""
+        if not answer.sources or answer.abstained:
+            return
+        first = answer.sources[0].path
+        skipped = next((d for d in self.demoted if d.path in passed_over and d.path != first), None)
+        if skipped is not None:
+            who = messages.DEMOTED_BY.format(count=skipped.down) if skipped.down > 1 else ""
+            answer.notes.insert(0, messages.DEMOTED.format(path=skipped.path, date=skipped.at.date().isoformat(),
+                                                           who=who))
+        chosen = self.chosen
+        if chosen is not None and first == chosen.path:
+            others = messages.CORRECTED_OTHERS.format(count=chosen.backers) if chosen.backers > 1 else ""
+            answer.notes.insert(0, messages.CORRECTED.format(by=chosen.by, date=chosen.at.date().isoformat(),
+                                                             others=others))
+
+
+_NAMING_LABELS = ("service", "component", "job", "type", "app", "container")  # labels that say what is alerting
+_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.:/]+")
+
+
+def alert_words(alert: dict[str, str]) -> str:
+    """An alert's name and naming labels as words (`KubePodCrashLooping` -> `Kube Pod Crash Looping`)."""
+    values = [alert.get("alertname") or "", *(alert.get(k) or "" for k in _NAMING_LABELS)]
+    return " ".join(" ".join(_WORD_BREAK.split(v)).strip() for v in values if v.strip())[:300].strip()
+
+
+def taken_in_turn(rankings: list[list[tuple[str, str]]], *, skip: str | None = None) -> list[tuple[str, str]]:
+    """Several rankings of (path, title) merged by taking each one's next runbook in turn, each runbook
+    once, `skip` left out."""
+    documents = [list({p: t for p, t in r if p != skip}.items()) for r in rankings]  # each at its best rank
+    merged: dict[str, str] = {}
+    for rank in range(max((len(d) for d in documents), default=0)):
+        for ranked in documents:
+            if rank < len(ranked):
+                merged.setdefault(*ranked[rank])
+    return list(merged.items())
 
 
 def _observe(answer: Answer, context: IncidentContext, ledger: Ledger, total_ms: float) -> None:

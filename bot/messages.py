@@ -151,3 +151,10 @@ INGEST_EMPTY_SOURCE = (
 )
 EMPTY_SEARCH = 'error: the search query is empty; give words to look for, e.g. runbook-bot search "disk full".'
 STDIN_NOT_UTF8 = "note: the input was not valid UTF-8; bytes that could not be read were replaced with �."
+
+# Votes on answers to an alert (bot/answering.py): a runbook marked wrong for it goes below the others
+DEMOTED = "Engineers marked {path} wrong for this alert on {date}{who}; showing the next match."
+DEMOTED_BY = " ({count} engineers)"
+
+# The runbooks a 👎 offers beyond the first few, in a menu (bot/slack/blocks.py, bot/teams/cards.py)
+CORRECTION_MORE = "More runbooks"

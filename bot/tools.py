@@ -30,6 +30,7 @@ from retrieval.sections import DocumentSection, document_sections, fetch_parent_
 from retrieval.tokens import count_tokens
 
 log = logging.getLogger(__name__)
+DEMOTED_DEPTH = 40  # chunks a search reads when some runbooks are demoted
 
 
 class ToolError(Exception):
@@ -101,8 +102,10 @@ class RunbookTools:
     reranker: Reranker | None = None  # cross-encoder, when configured
     show: Callable[[str], str] = lambda text: text  # neutralises runbook text before the model sees it
     pinned: tuple[str, ...] = ()  # documents the incident's alert links to: searches put them first
+    demoted: tuple[str, ...] = ()  # documents engineers marked wrong for the alert: searches put them last
     visibility: Visibility | None = None  # what the asker may see (restricted runbooks); None: everything
     ledger: Ledger = field(default_factory=Ledger)
+    passed_over: set[str] = field(default_factory=set)  # the demoted documents a search moved down
     _ran: dict[tuple[str, int, SearchFilters | None], SearchResult] = field(default_factory=dict, repr=False)
 
     def tools(self) -> list[Tool]:
@@ -183,10 +186,23 @@ class RunbookTools:
         filters = SearchFilters.seen_by(filters, self.visibility)
         key = (query, k, filters)
         if key not in self._ran:
-            self._ran[key] = await hybrid_search(self.pool, self.embedder, query, k=k, filters=filters,
-                                                 config=self.config, feedback=self.feedback,
-                                                 reranker=self.reranker, pinned=self.pinned)
+            # A demoted runbook's chunks can fill the head of the ranking: deep enough for the next ones.
+            wanted = max(8 * k, DEMOTED_DEPTH) if self.demoted else k
+            result = await hybrid_search(self.pool, self.embedder, query, k=wanted, filters=filters,
+                                         config=self.config, feedback=self.feedback,
+                                         reranker=self.reranker, pinned=self.pinned)
+            self._ran[key] = self._demote(result, k)
         return self._ran[key]
+
+    def _demote(self, result: SearchResult, k: int) -> SearchResult:
+        """The demoted documents' hits moved below the others' (each side in its order), cut to k."""
+        if not self.demoted:
+            return result
+        kept = [h for h in result.chunks if h.document_path not in self.demoted]
+        down = [h for h in result.chunks if h.document_path in self.demoted]
+        if kept and down and result.chunks[0].document_path in self.demoted:
+            self.passed_over.add(result.chunks[0].document_path)
+        return replace(result, chunks=(kept + down)[:k])
 
     async def sections(self, document_id: int) -> list[DocumentSection]:
         """A runbook's sections in order, their text made safe to show (the extractive plan's reading)."""

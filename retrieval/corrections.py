@@ -14,6 +14,8 @@ from datetime import datetime
 import numpy as np
 from psycopg_pool import AsyncConnectionPool
 
+from retrieval.feedback_alerts import AlertVote, alert_votes
+
 log = logging.getLogger(__name__)
 SIMILARITY = 0.85  # cosine above which a question counts as the corrected one asked again
 
@@ -67,8 +69,7 @@ def choose(corrections: Sequence[Correction], alertname: str | None, vector: np.
     """The runbook the corrections that apply to this question name: those for the same alert name,
     and those made on questions close to this one; among several, the one backed by the most
     engineers, then the most recently corrected."""
-    name = (alertname or "").strip().lower() or None
-    applying = [c for c in corrections if (name and c.alertname == name) or _close(c, vector, similarity)]
+    applying = applying_to(corrections, alertname, vector, similarity)
     if not applying:
         return None
     backers: dict[str, set[str]] = {}
@@ -81,6 +82,14 @@ def choose(corrections: Sequence[Correction], alertname: str | None, vector: np.
     return Chosen(path=path, by=latest[path].user_name, at=latest[path].at, backers=len(backers[path]))
 
 
+def applying_to(corrections: Sequence[Correction], alertname: str | None, vector: np.ndarray | None,
+                similarity: float = SIMILARITY) -> list[Correction]:
+    """The corrections that apply to a question: those for the same alert name, and those made on
+    questions close to it."""
+    name = (alertname or "").strip().lower() or None
+    return [c for c in corrections if (name and c.alertname == name) or _close(c, vector, similarity)]
+
+
 def _close(c: Correction, vector: np.ndarray | None, similarity: float) -> bool:
     if vector is None or c.vector.shape != np.shape(vector):
         return False
@@ -89,18 +98,27 @@ def _close(c: Correction, vector: np.ndarray | None, similarity: float) -> bool:
 
 
 class CorrectionsCache:
-    """The corrections in force, re-read after `ttl_s` (other replicas' corrections) or at once
-    after `invalidate` (a correction made in this process applies to the next question)."""
+    """What engineers said about runbooks for questions: the corrections in force and the votes on
+    answers to alerts (retrieval/feedback_alerts.py), re-read after `ttl_s` (other replicas') or at
+    once after `invalidate` (a correction or vote made in this process applies to the next question)."""
 
     def __init__(self, pool: AsyncConnectionPool, ttl_s: float = 30.0) -> None:
         self.pool, self.ttl_s = pool, ttl_s
-        self._loaded: list[Correction] | None = None
+        self._loaded: tuple[list[Correction], list[AlertVote]] | None = None
         self._at = 0.0
 
     async def current(self) -> list[Correction]:
         """The corrections, from the cache when fresh."""
+        return (await self._fresh())[0]
+
+    async def alert_votes(self) -> list[AlertVote]:
+        """The votes on answers given under a named alert, from the cache when fresh."""
+        return (await self._fresh())[1]
+
+    async def _fresh(self) -> tuple[list[Correction], list[AlertVote]]:
         if self._loaded is None or time.monotonic() - self._at > self.ttl_s:
-            self._loaded, self._at = await active_corrections(self.pool), time.monotonic()
+            self._loaded = (await active_corrections(self.pool), await alert_votes(self.pool))
+            self._at = time.monotonic()
         return self._loaded
 
     def invalidate(self) -> None:

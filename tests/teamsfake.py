@@ -362,12 +362,14 @@ class TeamsHarness(ServerHarness):
 
 
 def card_fix(answer_id: int, *, service_url: str, reply_to_id: str, choice: str | None = None,
-             other: str | None = None, sender: dict[str, Any] = BOB) -> dict[str, Any]:
+             other: str | None = None, more: str | None = None, sender: dict[str, Any] = BOB) -> dict[str, Any]:
     """The correction card sent (`adaptiveCard/action` invoke, verb runbook.fix), its inputs merged into data."""
     activity = card_action(answer_id, 0, service_url=service_url, reply_to_id=reply_to_id, sender=sender)
     data: dict[str, Any] = {"answer_id": answer_id}
     if choice is not None:
         data["runbook_choice"] = choice
+    if more is not None:
+        data["runbook_choice_more"] = more
     if other is not None:
         data["runbook_other"] = other
     activity["value"]["action"] = {"type": "Action.Execute", "verb": "runbook.fix", "data": data}

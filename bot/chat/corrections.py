@@ -13,6 +13,8 @@ from bot.context import IncidentContext
 from bot.records.answers import AnsweredIn, answered_in
 
 NONE_OF_THESE = "none"
+CHOICES = 15  # runbooks a 👎 offers: the first few shown at once, the rest in a menu
+SHOWN_FIRST = 5  # as buttons (Slack, after a reaction), options (the Slack modal) or a list (Teams)
 _FIX = re.compile(r"^\s*fix\s+(?P<target>\S.*)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -23,6 +25,16 @@ class Offer:
     answer_id: int
     choices: list[tuple[str, str]]
 
+    @property
+    def first(self) -> list[tuple[str, str]]:
+        """The closest ones, shown at once."""
+        return self.choices[:SHOWN_FIRST]
+
+    @property
+    def more(self) -> list[tuple[str, str]]:
+        """The next ones, in a menu."""
+        return self.choices[SHOWN_FIRST:]
+
 
 def fix_target(text: str) -> str | None:
     """The path or link of a `fix <path or link>` message or command, else None."""
@@ -30,7 +42,8 @@ def fix_target(text: str) -> str | None:
     return found["target"].strip().strip("<>").split("|", 1)[0] if found else None
 
 
-async def offer(answerer: Answerer, answer_id: int, *, platform: str, user: str | None, n: int = 5) -> Offer | None:
+async def offer(answerer: Answerer, answer_id: int, *, platform: str, user: str | None,
+                n: int = CHOICES) -> Offer | None:
     """The choices to offer after a 👎 on a stored answer (None when the answer is gone)."""
     asked = await answered_in(answerer.pool, answer_id)
     if asked is None:

@@ -1,10 +1,11 @@
 """Offline proof that corrections teach: alerts fire again. Round 1: each alert of half the eval set
 is answered (through the real answerer, with the alert's name as its label) and simulated engineers
-vote; on a 👎, each picks the right runbook from the offered choices half of the time, when it is
-among them (a correction through the real `Answerer.correct`). Round 2: the same alerts recur with
-the other wording of the eval set, with their name (the alert fired again) and without it (the
-question asked again in other words); the other half's alerts are the unrelated queries, which
-must not get worse.
+vote (stored as the chat adapters store votes, so a 👎 counts against that runbook for that alert);
+on a 👎, each picks the right runbook from the offered choices (as many as the chat UIs offer) half
+of the time, when it is among them (a correction through the real `Answerer.correct`). Round 2: the
+same alerts recur with the other wording of the eval set, with their name (the alert fired again)
+and without it (the question asked again in other words); the other half's alerts are the
+unrelated queries, which must not get worse.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.answering import Answerer
+from bot.chat.corrections import CHOICES
 from bot.context import IncidentContext
 from bot.measure.evaluate import Query
 from bot.measure.replay import alert_group, split
+from bot.records.feedback import Vote, record_vote
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ class CorrectionOptions:
     vote_probability: float = 0.7
     wrong_vote_rate: float = 0.15  # a 👍 where 👎 was due, or the reverse
     pick_rate: float = 0.5  # a 👎 picks the right runbook when offered, this often
-    choices: int = 5  # runbooks a 👎 offers
+    choices: int = CHOICES  # runbooks a 👎 offers: as many as the chat UIs show
 
 
 def alert_name(query_id: str) -> str:
@@ -64,7 +67,7 @@ async def _recall(answerer: Answerer, asked: list[tuple[Query, IncidentContext]]
 async def _first_round(answerer: Answerer, firsts: list[Query], options: CorrectionOptions) -> dict[str, int]:
     """Answer each first firing; engineers vote and, on a 👎, may pick the right runbook."""
     rng = random.Random(options.seed)
-    counts = {"answers": 0, "downvotes": 0, "offered": 0, "corrections": 0}
+    counts = {"answers": 0, "upvotes": 0, "downvotes": 0, "offered": 0, "corrections": 0}
     for q in firsts:
         context = _context(q, named=True, channel="C0ROUND1")
         answer = await answerer.answer(q.text, context)
@@ -78,14 +81,24 @@ async def _first_round(answerer: Answerer, firsts: list[Query], options: Correct
             if rng.random() > options.vote_probability:
                 continue
             down = (not right) != (rng.random() < options.wrong_vote_rate)
+            await _vote(answerer, answer.answer_id, f"engineer-{voter}", -1 if down else 1)
+            counts["downvotes" if down else "upvotes"] += 1
             if not down:
                 continue
-            counts["downvotes"] += 1
             if wanted is not None and rng.random() < options.pick_rate:
                 await answerer.correct(wanted, q.text, context, platform="replay", user_id=f"engineer-{voter}",
                                        answer_id=answer.answer_id)
                 counts["corrections"] += 1
     return counts
+
+
+async def _vote(answerer: Answerer, answer_id: int | None, user: str, vote: int) -> None:
+    """The vote, stored as a chat adapter stores it (so that it counts for the alert)."""
+    if answer_id is None:
+        return
+    await record_vote(answerer.pool, Vote(platform="replay", channel="C0ROUND1", message_ts=str(answer_id),
+                                          user_id=user, answer_id=answer_id, vote=vote))
+    answerer.feedback_changed()
 
 
 async def replay_corrections(answerer: Answerer, queries: list[Query],
@@ -105,3 +118,14 @@ async def replay_corrections(answerer: Answerer, queries: list[Query],
              "unrelated": await _recall(answerer, unrelated)}
     return {"before": before, "after": after, "alerts": len(pairs), "unrelated_queries": len(unrelated),
             "round1": counts, "options": vars(options)}
+
+
+def averaged(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One replay's figures as they are, or several replays' means (with the runs themselves)."""
+    if len(runs) == 1:
+        return runs[0]
+
+    def mean(key: str) -> dict[str, float]:
+        return {name: round(sum(r[key][name] for r in runs) / len(runs), 4) for name in runs[0][key]}
+
+    return {**runs[0], "before": mean("before"), "after": mean("after"), "round1": mean("round1"), "runs": runs}

@@ -41,12 +41,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import messages
 from bot.answering import Answerer, EmptyQuestion
 from bot.chat.background import Tasks
-from bot.chat.corrections import fix_target
+from bot.chat.corrections import SHOWN_FIRST, fix_target
 from bot.context import IncidentContext
 from bot.chat.ratelimit import RateLimiter
 from bot.slack.blocks import (
-    ACTION_DOWN, ACTION_FIX_NONE, ACTION_FIX_PICK, ACTION_SHARE, ACTION_UP, FEEDBACK_VIEW, HELP_WORDS, Block,
-    answer_blocks, fallback_text, placeholder_blocks, slack_question, text_blocks,
+    ACTION_DOWN, ACTION_FIX_BUTTON, ACTION_FIX_NONE, ACTION_FIX_PICK, ACTION_SHARE, ACTION_UP, FEEDBACK_VIEW,
+    HELP_WORDS, Block, answer_blocks, fallback_text, placeholder_blocks, slack_question, text_blocks,
 )
 from bot.slack.config import SlackConfig
 from bot.slack.feedback import corrected, on_comment, on_fix_choice, on_reaction, on_share, on_vote_button
@@ -359,5 +359,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.action(ACTION_DOWN)(on_vote_button)
     app.action(ACTION_SHARE)(on_share)
     app.action(ACTION_FIX_PICK)(on_fix_choice)
+    for n in range(1, SHOWN_FIRST + 1):  # by name, not a pattern: a malformed action id must not reach a regex
+        app.action(f"{ACTION_FIX_BUTTON}{n}")(on_fix_choice)
     app.action(ACTION_FIX_NONE)(on_fix_choice)
     app.view(FEEDBACK_VIEW)(on_comment)

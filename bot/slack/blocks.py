@@ -18,7 +18,7 @@ from typing import Any
 
 from bot import messages
 from bot.chat.alerts import ThreadMessage, ThreadQuestion, thread_question
-from bot.chat.corrections import NONE_OF_THESE
+from bot.chat.corrections import NONE_OF_THESE, SHOWN_FIRST
 from bot.answer import Answer, Finding, Source, Step
 from guardrails.inputs import normalise_question
 
@@ -33,6 +33,7 @@ ACTION_DOWN = "runbook_feedback_down"
 ACTION_SHARE = "runbook_share"
 FEEDBACK_VIEW = "runbook_feedback_comment"
 ACTION_FIX_PICK = "runbook_fix_pick"  # a runbook chosen after a 👎 (value: "<answer id>|<path>")
+ACTION_FIX_BUTTON = "runbook_fix_button_"  # + its place: one of the closest runbooks, as a button (same value)
 ACTION_FIX_NONE = "runbook_fix_none"
 MAX_OPTION_CHARS = 75
 _LINK = re.compile(r"<([^<>\n]+)>")
@@ -230,15 +231,22 @@ def fallback_text(answer: Answer) -> str:
 
 
 def comment_modal(private_metadata: str, choices: Sequence[tuple[str, str]] = ()) -> Block:
-    """The thumbs-down follow-up: which runbook would have been right (the closest ones, "none of
-    these", or a typed link or path) and an optional comment, stored on submit."""
+    """The thumbs-down follow-up: which runbook would have been right (the closest ones as options,
+    the next ones in a menu, "none of these", or a typed link or path) and an optional comment,
+    stored on submit."""
     blocks: list[Block] = []
-    if choices:
-        options = [_option(title, path) for path, title in choices]
+    first, more = list(choices[:SHOWN_FIRST]), list(choices[SHOWN_FIRST:])
+    if first:
+        options = [_option(title, path) for path, title in first]
         options.append(_option(messages.CORRECTION_NONE_LABEL, NONE_OF_THESE))
         blocks.append({"type": "input", "block_id": "correction", "optional": True,
                        "label": {"type": "plain_text", "text": messages.CORRECTION_ASK},
-                       "element": {"type": "static_select", "action_id": "choice", "options": options,
+                       "element": {"type": "radio_buttons", "action_id": "choice", "options": options}})
+    if more:
+        blocks.append({"type": "input", "block_id": "correction_more", "optional": True,
+                       "label": {"type": "plain_text", "text": messages.CORRECTION_MORE},
+                       "element": {"type": "static_select", "action_id": "choice",
+                                   "options": [_option(title, path) for path, title in more],
                                    "placeholder": {"type": "plain_text", "text": messages.CORRECTION_CHOICE}}})
     blocks.append({"type": "input", "block_id": "correction_other", "optional": True,
                    "label": {"type": "plain_text", "text": messages.CORRECTION_OTHER},
@@ -257,20 +265,30 @@ def comment_modal(private_metadata: str, choices: Sequence[tuple[str, str]] = ()
 
 
 def correction_blocks(answer_id: int, choices: Sequence[tuple[str, str]]) -> list[Block]:
-    """After a 👎 reaction (no modal can open): the closest runbooks to pick from, and "none of these"."""
-    options = [_option(title, f"{answer_id}|{path}") for path, title in choices]
+    """After a 👎 reaction (no modal can open): the closest runbooks as buttons, the next ones in a
+    menu, and "none of these"."""
+    first, more = list(choices[:SHOWN_FIRST]), list(choices[SHOWN_FIRST:])
+    blocks = [section(f"*{escape(messages.CORRECTION_ASK)}* {escape(messages.CORRECTION_FIX_HINT)}")]
+    if first:
+        blocks.append({"type": "actions", "block_id": "fix_first", "elements": [
+            _button(_clipped(title), f"{ACTION_FIX_BUTTON}{n}", f"{answer_id}|{path}"[:2000])
+            for n, (path, title) in enumerate(first, start=1)]})
     elements: list[Block] = []
-    if options:
-        elements.append({"type": "static_select", "action_id": ACTION_FIX_PICK, "options": options,
-                         "placeholder": {"type": "plain_text", "text": messages.CORRECTION_CHOICE}})
+    if more:
+        elements.append({"type": "static_select", "action_id": ACTION_FIX_PICK,
+                         "options": [_option(title, f"{answer_id}|{path}") for path, title in more],
+                         "placeholder": {"type": "plain_text", "text": messages.CORRECTION_MORE}})
     elements.append(_button(messages.CORRECTION_NONE_LABEL, ACTION_FIX_NONE, f"{answer_id}|{NONE_OF_THESE}"))
-    return [section(f"*{escape(messages.CORRECTION_ASK)}* {escape(messages.CORRECTION_FIX_HINT)}"),
-            {"type": "actions", "elements": elements}]
+    blocks.append({"type": "actions", "block_id": "fix_more", "elements": elements})
+    return blocks
+
+
+def _clipped(label: str) -> str:
+    return label if len(label) <= MAX_OPTION_CHARS else label[: MAX_OPTION_CHARS - 1] + "…"
 
 
 def _option(label: str, value: str) -> Block:
-    shown = label if len(label) <= MAX_OPTION_CHARS else label[: MAX_OPTION_CHARS - 1] + "…"
-    return {"text": {"type": "plain_text", "text": shown}, "value": value[:150]}
+    return {"text": {"type": "plain_text", "text": _clipped(label)}, "value": value[:150]}
 
 
 # --- Reading ---------------------------------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ async def _record_button(deps: Deps, client: AsyncWebClient, respond: Any, vote:
             choices = await _choices(deps, vote.answer_id, vote.user_id)
             await client.views_open(trigger_id=trigger_id, view=comment_modal(meta, choices))
         await feedback.record_vote(deps.pool, vote)
+        deps.answerer.feedback_changed()
         count_vote(vote.vote)
         if vote.vote > 0:
             await respond(text=messages.SLACK_FEEDBACK_THANKS, response_type="ephemeral", replace_original=False)
@@ -81,7 +82,8 @@ async def on_comment(ack: Any, body: dict[str, Any], view: dict[str, Any], conte
     value = value_at(view, "state", "values", "comment", "text", "value")
     typed = value_at(view, "state", "values", "correction_other", "text", "value")
     chosen = value_at(view, "state", "values", "correction", "choice", "selected_option", "value")
-    given = next((v.strip() for v in (typed, chosen) if isinstance(v, str) and v.strip()), None)
+    more = value_at(view, "state", "values", "correction_more", "choice", "selected_option", "value")
+    given = next((v.strip() for v in (typed, chosen, more) if isinstance(v, str) and v.strip()), None)
     if given is not None:
         deps.tasks.spawn(_correct(deps, client, answer_id, given, (channel, user, None)), name="slack:correction")
     if isinstance(value, str) and value.strip():
@@ -106,7 +108,7 @@ async def corrected(deps: Deps, answer_id: int, given: str, user: str) -> str:
 
 async def on_fix_choice(ack: Any, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                         client: AsyncWebClient, respond: Any) -> None:
-    """A runbook picked (or "none of these") in the choices offered after a 👎 reaction."""
+    """A runbook picked (a button, the menu, or "none of these") in the choices offered after a 👎 reaction."""
     value = value_at(action, "selected_option", "value") or value_at(action, "value")
     answer, _, given = str(value or "").partition("|")
     if not answer.isdigit() or not given:
@@ -138,6 +140,7 @@ async def _store_comment(deps: Deps, client: AsyncWebClient, answer_id: int, cha
         if not await feedback.add_comment(deps.pool, PLATFORM, channel, ts, user, text):  # the vote was lost
             lost = feedback.Vote(PLATFORM, channel, ts, user, answer_id, -1)
             await feedback.record_vote(deps.pool, lost)
+            deps.answerer.feedback_changed()
             count_vote(lost.vote)
             await feedback.add_comment(deps.pool, PLATFORM, channel, ts, user, text)
     except Exception as exc:
@@ -171,11 +174,12 @@ async def _record_reaction(deps: Deps, client: AsyncWebClient, kind: str, where:
         elif kind == "reaction_added":
             vote_row = feedback.Vote(PLATFORM, channel, ts, user, answer_id, vote, "reaction")
             await feedback.record_vote(deps.pool, vote_row)
+            deps.answerer.feedback_changed()
             count_vote(vote_row.vote)
             if vote < 0:
                 await _offer_after_reaction(deps, client, answer_id, (channel, ts, user))
-        else:
-            await feedback.undo_vote(deps.pool, PLATFORM, channel, ts, user, vote)
+        elif await feedback.undo_vote(deps.pool, PLATFORM, channel, ts, user, vote):
+            deps.answerer.feedback_changed()
         if delivery[0]:
             await events.finish_event(deps.pool, PLATFORM, delivery[0])
     except Exception as exc:

@@ -24,6 +24,7 @@ CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
 VERB_VOTE = "runbook.vote"
 VERB_FIX = "runbook.fix"
 CHOICE_INPUT = "runbook_choice"
+MORE_INPUT = "runbook_choice_more"  # the next runbooks, in a menu
 OTHER_INPUT = "runbook_other"
 COMMENT_INPUT = "comment"
 MAX_CARD_BYTES = 24_000
@@ -185,12 +186,17 @@ def fallback_text(answer: Answer) -> str:
 
 
 def correction_card(offer: Offer) -> Card:
-    """After a 👎: the runbooks that might have been right, "none of these", a field for a link or path."""
-    choices = [{"title": clip(title, 120), "value": path} for path, title in offer.choices]
-    choices.append({"title": messages.CORRECTION_NONE_LABEL, "value": NONE_OF_THESE})
+    """After a 👎: the closest runbooks as a list, the next ones in a menu, "none of these", and a field
+    for a link or path."""
+    first = [{"title": clip(title, 120), "value": path} for path, title in offer.first]
+    first.append({"title": messages.CORRECTION_NONE_LABEL, "value": NONE_OF_THESE})
     body = [text(messages.CORRECTION_ASK, weight="Bolder"),
-            {"type": "Input.ChoiceSet", "id": CHOICE_INPUT, "style": "expanded", "choices": choices},
-            {"type": "Input.Text", "id": OTHER_INPUT, "placeholder": messages.CORRECTION_OTHER, "maxLength": 500}]
+            {"type": "Input.ChoiceSet", "id": CHOICE_INPUT, "style": "expanded", "choices": first}]
+    if offer.more:
+        body.append({"type": "Input.ChoiceSet", "id": MORE_INPUT, "style": "compact",
+                     "placeholder": messages.CORRECTION_MORE,
+                     "choices": [{"title": clip(title, 120), "value": path} for path, title in offer.more]})
+    body.append({"type": "Input.Text", "id": OTHER_INPUT, "placeholder": messages.CORRECTION_OTHER, "maxLength": 500})
     data = {"answer_id": offer.answer_id}
     action = {"type": "Action.Execute", "title": messages.CORRECTION_SEND, "verb": VERB_FIX, "data": data,
               "fallback": {"type": "Action.Submit", "title": messages.CORRECTION_SEND,

@@ -16,7 +16,7 @@ from bot.chat import core as chat
 from bot.chat.background import DB_ERRORS
 from bot.observability import count_vote
 from bot.chat import corrections
-from bot.teams.cards import CHOICE_INPUT, COMMENT_INPUT, OTHER_INPUT, correction_card
+from bot.teams.cards import CHOICE_INPUT, COMMENT_INPUT, MORE_INPUT, OTHER_INPUT, correction_card
 from bot.teams.reply import PLATFORM, Deps, apology, card_message, quietly, user_of
 from bot.teams.thread import conversation_key
 from bot.records import events, feedback
@@ -33,6 +33,7 @@ async def record_vote(deps: Deps, activity: Activity, data: Mapping[str, Any]) -
     row = feedback.Vote(PLATFORM, conversation, message_id, user, answer_id, vote, "button")
     if await feedback.record_vote(deps.pool, row) is None:
         return messages.TEAMS_FEEDBACK_GONE
+    deps.answerer.feedback_changed()
     count_vote(vote)
     comment = str(data.get(COMMENT_INPUT) or "").strip()
     if comment and await feedback.add_comment(deps.pool, PLATFORM, conversation, message_id, user, comment):
@@ -65,7 +66,8 @@ async def on_fix(deps: Deps, context: TurnContext, state: TurnState, data: Any) 
     """The correction card sent (Action.Execute): a chosen runbook or a typed link or path becomes a
     correction of the answer."""
     data = data or {}
-    given = str(data.get(OTHER_INPUT) or "").strip() or str(data.get(CHOICE_INPUT) or "")
+    given = next((str(data.get(k) or "").strip() for k in (OTHER_INPUT, CHOICE_INPUT, MORE_INPUT)
+                  if str(data.get(k) or "").strip()), "")
     activity = context.activity
     name = activity.from_property.name if activity.from_property else None
     try:
@@ -126,5 +128,6 @@ async def _record_reactions(deps: Deps, activity: Activity, changes: list[tuple[
                 count_vote(vote)
             else:
                 await feedback.undo_vote(deps.pool, PLATFORM, conversation, message_id, user, vote)
+            deps.answerer.feedback_changed()
     except Exception as exc:
         apology(exc, "recording a reaction")  # logged; Teams has no private notice to show it in

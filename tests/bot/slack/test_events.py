@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
@@ -14,8 +15,9 @@ from bot.slack.blocks import ACTION_DOWN, ACTION_UP, FEEDBACK_VIEW
 from bot.records.feedback import feedback_rows
 from tests.bot.chat.test_alerts import ALERTMANAGER, GRAFANA, HUMAN
 from tests.bot.slack.test_adapter import button_values, texts
-from bot.slack.blocks import ACTION_FIX_NONE, ACTION_FIX_PICK
-from tests.slackfake import BOT_ID, BOT_USER, FakeSlackAPI, Harness
+from bot.slack.blocks import ACTION_FIX_BUTTON, ACTION_FIX_NONE, ACTION_FIX_PICK
+from retrieval.feedback_alerts import outvoted
+from tests.slackfake import BOT_ID, BOT_USER, FORM, FakeSlackAPI, Harness, action_body
 
 CHANNEL = "C0INCIDENT"
 PARENT = ALERTMANAGER["ts"]
@@ -269,7 +271,9 @@ async def test_buttons_vote_once_per_user_and_thumbs_down_asks_why(slack: Harnes
     [opened] = fake.calls_to("views.open")
     view = opened.args["view"]
     assert opened.args["trigger_id"] == "trigger-" + ACTION_DOWN and view["callback_id"] == FEEDBACK_VIEW
-    assert [b["block_id"] for b in view["blocks"]] == ["correction", "correction_other", "comment"]
+    assert [b["block_id"] for b in view["blocks"]] == ["correction", "correction_more", "correction_other", "comment"]
+    assert [b["element"]["type"] for b in view["blocks"][:2]] == ["radio_buttons", "static_select"], \
+        "the closest runbooks shown at once, the next ones in a menu"
     assert view["blocks"][-1]["element"]["type"] == "plain_text_input"
     bob = [r for r in await feedback_rows(slack.pool) if r["user_id"] == "U0BOB0001"]
     assert [(r["vote"], r["via"]) for r in bob] == [(-1, "button")], "the same row, updated"
@@ -302,15 +306,31 @@ def _options(blocks: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+async def _choose(slack: Harness, blocks: list[dict[str, Any]], path: str, ts: str, user: str = "U0BOB0001") -> None:
+    """Pick `path` among the choices offered after a 👎 reaction: its button, else its option in the menu."""
+    buttons = [e for b in blocks for e in b.get("elements") or [] if e.get("action_id", "").startswith(ACTION_FIX_BUTTON)]
+    button = next((e for e in buttons if e["value"].endswith(f"|{path}")), None)
+    if button is not None:
+        body = action_body(button["action_id"], button["value"], channel=CHANNEL, message_ts=ts,
+                           response_url=slack.fake.response_url("action"), user=user, ephemeral=True)
+        assert (await slack.post(body, FORM)).status == 200
+        return
+    option = next(v for v in _options(blocks) if v.endswith(f"|{path}"))
+    assert (await slack.pick(ACTION_FIX_PICK, option, channel=CHANNEL, message_ts=ts, user=user)).status == 200
+
+
 async def test_thumbs_down_offers_runbooks_and_the_pick_leads_the_next_answer(slack: Harness, fake: FakeSlackAPI) -> None:
     answer_id, ts = await _posted_answer(slack, fake)
     await slack.click(ACTION_DOWN, answer_id, channel=CHANNEL, message_ts=ts)
     await slack.done()
     [opened] = fake.calls_to("views.open")
-    offered = _options(opened.args["view"]["blocks"])
-    assert offered[-1] == "none" and "disk-full.md" not in offered and len(offered) >= 3, offered
+    first, more = (_options(opened.args["view"]["blocks"][n:n + 1]) for n in (0, 1))
+    assert first[-1] == "none" and len(first) == 6 and more, "five runbooks and 'none', then the menu"
+    offered = first[:-1] + more
+    assert "disk-full.md" not in offered and len(set(offered)) == len(offered), offered
     picked = "oom-killed.md" if "oom-killed.md" in offered else offered[0]
-    chosen = {"correction": {"choice": {"type": "static_select", "selected_option": {"value": picked}}}}
+    block = "correction" if picked in first else "correction_more"
+    chosen = {block: {"choice": {"type": "radio_buttons", "selected_option": {"value": picked}}}}
     assert (await slack.submit(FEEDBACK_VIEW, opened.args["view"]["private_metadata"], "", values=chosen)).status == 200
     await slack.done()
     [told] = fake.calls_to("chat.postEphemeral")
@@ -361,8 +381,7 @@ async def test_a_correction_under_an_alert_leads_the_next_firing_of_that_alert(s
     await slack.event(reaction("reaction_added", "thumbsdown", first.args["ts"]), event_id="Ev0ALERT02")
     await slack.done()
     [offer] = fake.calls_to("chat.postEphemeral")
-    picked = next(v for v in _options(offer.args["blocks"]) if v.endswith("|oom-killed.md"))
-    await slack.pick(ACTION_FIX_PICK, picked, channel=CHANNEL, message_ts=first.args["ts"])
+    await _choose(slack, offer.args["blocks"], "oom-killed.md", first.args["ts"])
     await slack.done()
 
     again = copy.deepcopy(ALERTMANAGER)
@@ -377,3 +396,126 @@ async def test_a_correction_under_an_alert_leads_the_next_firing_of_that_alert(s
     assert sources.index("oom-killed.md") < sources.index("k8s-pod-crashloop.md") if "k8s-pod-crashloop.md" in sources \
         else "oom-killed.md" in sources, shown
     assert "This follows a correction: <@U0BOB0001>" in shown
+
+
+# --- 👎 on an alert's answer: "not this runbook for this alert" ------------------------------------------------------
+
+
+def _refire(fake: FakeSlackAPI, ts: str) -> dict[str, Any]:
+    """The same alert firing again, for another pod, as a new thread."""
+    again = copy.deepcopy(ALERTMANAGER)
+    again["ts"] = ts
+    again["attachments"][0]["text"] = again["attachments"][0]["text"].replace("x2x7q", "q9z2m")
+    alert_thread(fake, again)
+    return again
+
+
+def _lead(blocks: list[dict[str, Any]]) -> str:
+    """The line of the first source an answer cites."""
+    return _lead_of(texts(blocks))
+
+
+def _lead_of(text: str) -> str:
+    return text.split("Sources")[-1].split("*[1]*")[-1].split("*[2]*")[0]
+
+
+async def _alert_answer(slack: Harness, fake: FakeSlackAPI, parent_ts: str, event_id: str) -> Any:
+    await slack.event(mention(f"<@{BOT_USER}> what do I do?", ts=f"{parent_ts[:-4]}0200", thread_ts=parent_ts),
+                      event_id=event_id)
+    await slack.done()
+    return fake.calls_to("chat.update")[-1]
+
+
+QUEUE_ALERT: dict[str, Any] = {  # an alert the example runbooks answer only tentatively (the bot is unsure)
+    "type": "message", "subtype": "bot_message", "bot_id": "B0ALERTMGR", "username": "Alertmanager",
+    "ts": "1759980000.000100", "text": "",
+    "attachments": [{
+        "title": "[FIRING:1] QueueBacklog (namespace=orders severity=warning)",
+        "text": "*Alert:* messages piling up in the orders queue - `warning`\n*Details:*\n"
+                "  • *alertname:* `QueueBacklog`\n  • *namespace:* `orders`\n  • *severity:* `warning`\n",
+    }],
+}
+
+
+async def test_one_thumbs_down_on_an_unsure_answer_to_an_alert_leads_the_next_firing_with_the_next_runbook(
+        slack: Harness, fake: FakeSlackAPI) -> None:
+    alert_thread(fake, QUEUE_ALERT)
+    first = await _alert_answer(slack, fake, QUEUE_ALERT["ts"], "Ev0QUEUE001")
+    shown = texts(first.args["blocks"])
+    confidence = float(re.findall(r"confidence (\d\.\d+)", shown)[0])
+    assert "postgres-replication-lag.md" in _lead_of(shown) and outvoted(1, confidence), (confidence, _lead_of(shown))
+    await slack.event(reaction("reaction_added", "-1", first.args["ts"]), event_id="Ev0QUEUE002")
+    await slack.done()
+    assert fake.calls_to("chat.postEphemeral"), "the choices were offered; no one picked"
+
+    again = {**copy.deepcopy(QUEUE_ALERT), "ts": "1759985000.000100"}
+    alert_thread(fake, again)
+    after = texts((await _alert_answer(slack, fake, again["ts"], "Ev0QUEUE003")).args["blocks"])
+    assert "kafka-consumer-lag.md" in _lead_of(after), after
+    assert "Engineers marked postgres-replication-lag.md wrong for this alert on " in after
+    assert "(2 engineers)" not in after and "showing the next match." in after
+
+
+async def test_thumbs_down_on_an_alert_without_a_pick_leads_the_next_firing_with_the_next_runbook(
+        slack: Harness, fake: FakeSlackAPI) -> None:
+    """The bot was sure (the alert links its runbook): three engineers' 👎 and no pick move it down for
+    the alert's next firing; one withdrawn lifts that, and a 👍 from another engineer keeps it."""
+    alert_thread(fake)
+    first = await _alert_answer(slack, fake, PARENT, "Ev0DEMOTE01")
+    assert "k8s-pod-crashloop.md" in _lead(first.args["blocks"])
+    assert not outvoted(2, float(re.findall(r"confidence (\d\.\d+)", texts(first.args["blocks"]))[0]))
+    ts = first.args["ts"]
+    for n, user in enumerate(("U0BOB0001", "U0CAROL01", "U0DAVE001")):
+        await slack.event(reaction("reaction_added", "-1", ts, user=user), event_id=f"Ev0DEMOTE1{n}")
+    await slack.done()
+
+    async def next_firing(n: int) -> str:
+        _refire(fake, f"17599{95 + n}000.000100")
+        return texts((await _alert_answer(slack, fake, f"17599{95 + n}000.000100", f"Ev0DEMOTE9{n}")).args["blocks"])
+
+    shown = await next_firing(1)
+    assert "k8s-pod-crashloop.md" not in _lead_of(shown), shown
+    assert "Engineers marked k8s-pod-crashloop.md wrong for this alert on " in shown, shown
+    assert "(3 engineers); showing the next match." in shown
+
+    await slack.event(reaction("reaction_removed", "-1", ts, user="U0CAROL01"), event_id="Ev0DEMOTE20")
+    await slack.done()
+    back = await next_firing(2)
+    assert "k8s-pod-crashloop.md" in _lead_of(back) and "Engineers marked" not in back, "a 👎 withdrawn lifts it"
+
+    await slack.event(reaction("reaction_added", "-1", ts, user="U0CAROL01"), event_id="Ev0DEMOTE30")
+    await slack.event(reaction("reaction_added", "+1", ts, user="U0ERIN001"), event_id="Ev0DEMOTE31")
+    await slack.done()
+    kept = await next_firing(3)
+    assert "k8s-pod-crashloop.md" in _lead_of(kept) and "Engineers marked" not in kept, "a 👍 by others keeps it"
+
+
+async def test_the_choices_after_a_reaction_are_buttons_then_a_menu_and_both_correct(
+        slack: Harness, fake: FakeSlackAPI) -> None:
+    alert_thread(fake)
+    first = await _alert_answer(slack, fake, PARENT, "Ev0MENU0001")
+    await slack.event(reaction("reaction_added", "-1", first.args["ts"], user="U0CAROL01"), event_id="Ev0MENU0002")
+    await slack.done()
+    [offer] = fake.calls_to("chat.postEphemeral")
+    [_, buttons, menu] = offer.args["blocks"]
+    shown = [e["value"] for e in buttons["elements"]]
+    assert [e["type"] for e in buttons["elements"]] == ["button"] * 5 and len(set(shown)) == 5
+    assert [e["type"] for e in menu["elements"]] == ["static_select", "button"], "the next ones, then 'none'"
+    more = [o["value"] for o in menu["elements"][0]["options"]]
+    assert more and not set(more) & set(shown)
+    assert all(v.startswith(f"{more[0].split('|')[0]}|") for v in shown + more)
+    assert not any(v.endswith("|k8s-pod-crashloop.md") for v in shown + more), "not the runbook it led with"
+
+    picked = more[-1]
+    await slack.pick(ACTION_FIX_PICK, picked, channel=CHANNEL, message_ts=first.args["ts"], user="U0CAROL01")
+    await slack.done()
+    path = picked.split("|", 1)[1]
+    assert any(f"now leads with `{path}`" in (c.args.get("text") or "") for c in fake.calls_to("response_url"))
+    _refire(fake, "1759995000.000100")
+    again = (await _alert_answer(slack, fake, "1759995000.000100", "Ev0MENU0003")).args["blocks"]
+    assert path in _lead(again) and "This follows a correction: <@U0CAROL01>" in texts(again)
+
+    path = shown[0].split("|", 1)[1]
+    await _choose(slack, offer.args["blocks"], path, first.args["ts"], user="U0CAROL01")
+    await slack.done()
+    assert any(f"now leads with `{path}`" in (c.args.get("text") or "") for c in fake.calls_to("response_url"))

@@ -9,9 +9,10 @@ import pytest
 
 from bot import messages
 from bot.records.feedback import feedback_rows
-from tests.bot.teams.test_adapter import DISK, votes
+from bot.teams.cards import MORE_INPUT
+from tests.bot.teams.test_adapter import DISK, QUOTED_ALERT, votes
 from tests.teamsfake import (
-    BOB, CHANNEL, FakeConnector, TeamsHarness, card_action, card_fix, card_submit, message, reaction,
+    ALICE, BOB, CHANNEL, FakeConnector, TeamsHarness, card_action, card_fix, card_submit, message, reaction,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::aiohttp.web_exceptions.NotAppKeyWarning")
@@ -139,3 +140,46 @@ async def test_fix_in_a_thread_corrects_the_latest_answer_there(teams: TeamsHarn
     await teams.done()
     said = str(fake.connector_calls()[-1].body)
     assert "now leads with `oom-killed.md`" in said, said
+
+
+CAROL = {"id": "29:1carol-teams-id", "name": "Carol Example", "aadObjectId": "aad-carol-0003"}
+
+
+async def _alert_answer(teams: TeamsHarness, fake: FakeConnector, n: int) -> tuple[int, str, str]:
+    """The quoted alert asked about (the n-th time): the answer's id, its card's id and its text."""
+    html = QUOTED_ALERT + '<p><at id="0">runbook-bot</at>&nbsp;</p>'
+    await teams.post(message("<at>runbook-bot</at>", html=html, service_url=fake.service_url, id=f"17599901{n:05d}"))
+    await teams.done()
+    update = fake.calls_to("update")[-1]
+    [vote, _] = votes(update.cards()[0])
+    return int(vote["data"]["answer_id"]), str(update.activity_id), str(update.cards()[0])
+
+
+def _lead(card_text: str) -> str:
+    return card_text[card_text.index("**[1]**"):].split("relevance")[0]
+
+
+async def test_thumbs_down_on_an_alert_without_a_pick_then_a_pick_from_the_menu(
+        teams: TeamsHarness, fake: FakeConnector) -> None:
+    """Three engineers' 👎 (the bot was sure: the alert links its runbook) and no pick: the alert's next
+    answer leads with the next runbook and says why; a runbook picked from the menu then leads."""
+    answer_id, card_id, shown = await _alert_answer(teams, fake, 1)
+    assert "(k8s-pod-crashloop.md)" in _lead(shown)
+    sent = len(fake.connector_calls())
+    for who in (ALICE, BOB, CAROL):
+        await teams.post(card_action(answer_id, -1, reply_to_id=card_id, service_url=fake.service_url, sender=who))
+    asked = fake.connector_calls()[sent]
+    body = asked.cards()[0]["body"]
+    [first, more] = [b for b in body if b["type"] == "Input.ChoiceSet"]
+    assert first["style"] == "expanded" and len(first["choices"]) == 6 and first["choices"][-1]["value"] == "none"
+    assert more["style"] == "compact" and more["id"] == MORE_INPUT and more["choices"], "the next runbooks in a menu"
+
+    _, _, again = await _alert_answer(teams, fake, 2)
+    assert "(k8s-pod-crashloop.md)" not in _lead(again), _lead(again)
+    assert "Engineers marked k8s-pod-crashloop.md wrong for this alert on " in again, again
+
+    picked = more["choices"][-1]["value"]
+    saved = await teams.post(card_fix(answer_id, more=picked, reply_to_id=card_id, service_url=fake.service_url))
+    assert saved.json()["value"].startswith(f"Thanks: alert KubePodCrashLooping now leads with `{picked}`")
+    _, _, fixed = await _alert_answer(teams, fake, 3)
+    assert f"({picked})" in _lead(fixed) and "This follows a correction: Bob Example" in fixed, fixed
