@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
@@ -16,9 +17,12 @@ from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import expand
 
 
+_PROMPT = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)  # a pasted shell prompt: `$ kubectl ...`
+
+
 def invocations(command: str) -> list[Invocation]:
     """Every simple command and SQL statement a command line runs, wrappers unwrapped."""
-    text = mask_placeholders(command)
+    text = mask_placeholders(_PROMPT.sub("", command))
     top = sql_invocations(text) if looks_like_sql(text) else parse_shell(text)
     return [inner for inv in top for inner in expand(inv)]
 
