@@ -198,16 +198,48 @@ def apply_boosts(
     for h in hits:
         by_doc[h.document_id].append(h.score)
     best_by_doc = {doc: sorted(scores, reverse=True)[:4] for doc, scores in by_doc.items()}
+    sectioned = documents_with_alert_section(hits, query)
     doc_boosts: dict[int, dict[str, float]] = {}
     for h in hits:
         boosts = doc_boosts.get(h.document_id)
         if boosts is None:
             boosts = doc_boosts[h.document_id] = _document_boosts(h, idents, words, qterms, config, now)
+            if h.document_id in sectioned and "name_match" not in boosts:
+                boosts["name_match"] = config.title_boost  # a section headed by the alert's name
         h.boosts = dict(boosts)
         support = _support(best_by_doc[h.document_id], h.score)
         if support:
             h.boosts["doc_support"] = config.doc_support * support
         h.score += sum(h.boosts.values())
+
+
+# An alert name as people and Alertmanager write it: CamelCase with two humps or more
+# (ThanosBucketHighOperationFailures) or snake_case with three words or more
+# (component_saturation_slo_out_of_bounds); a plain word ("Troubleshooting") is no alert name.
+_ALERT_NAME = re.compile(r"^(?:[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z0-9]+(?:_[a-z0-9]+){2,})$")
+_NAME_HEADING = re.compile(r"^#{1,6}[ \t]+`?([A-Za-z][A-Za-z0-9_:.-]{5,})`?[ \t]*$", re.MULTILINE)
+
+
+def alert_names(query: str) -> set[str]:
+    """Normalised alert names the query mentions (ThanosBucketHighOperationFailures, not 'thanos')."""
+    names = (m.rstrip(".:-") for m in _IDENT.findall(query))
+    return {_norm(n) for n in names if _ALERT_NAME.match(n)}
+
+
+def documents_with_alert_section(hits: Sequence[ScoredChunk], query: str) -> set[int]:
+    """Documents with a section headed by an alert name the query mentions: a general page
+    ("Thanos General Alerts") that has a `### ThanosBucketHighOperationFailures` section documents
+    that alert as surely as a page named after it. Read from the hits' heading paths and the
+    headings inside their text (a short section is chunked with its neighbours)."""
+    names = alert_names(query)
+    if not names:
+        return set()
+    found = set()
+    for h in hits:
+        headings = [*(x.strip("` ") for x in h.heading_path), *_NAME_HEADING.findall(h.text or "")]
+        if any(_ALERT_NAME.match(x) and _norm(x) in names for x in headings):
+            found.add(h.document_id)
+    return found
 
 
 def _document_boosts(

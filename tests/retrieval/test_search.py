@@ -480,3 +480,23 @@ def test_a_folders_readme_yields_to_its_specific_page() -> None:
     plain = hit(1, "docs/praefect/README.md")
     apply_boosts([plain], "bypass praefect", SearchConfig(path_boost=0.0, overview_penalty=0.0), datetime.now(timezone.utc))
     assert "overview" not in plain.boosts
+
+
+def test_a_section_headed_by_the_alerts_name_names_the_runbook() -> None:
+    general, store = _chunk(1, doc=1, lex=(1, 9.0)), _chunk(2, doc=2, lex=(2, 5.0))
+    general.document_path, general.document_title = "monitoring/thanos.md", "Thanos General Alerts"
+    general.text = "# Thanos General Alerts\n\n### ThanosBucketHighOperationFailures\n\nCheck the bucket."
+    store.document_path, store.document_title = "monitoring/thanos-store.md", "Thanos Store"
+    for h in (general, store):
+        h.score = 0.5
+    ranking.apply_boosts([general, store], "ThanosBucketHighOperationFailures. thanos-store operations failing",
+                         SearchConfig())
+    assert "name_match" in general.boosts, "its section is headed by the alert's name"
+    assert "name_match" in store.boosts, "thanos-store still names thanos-store.md"
+    assert ranking.alert_names("ThanosBucketHighOperationFailures. component_saturation_slo_out_of_bounds x") == {
+        "thanosbuckethighoperationfailures", "componentsaturationslooutofbounds"}
+    assert not ranking.alert_names("Troubleshooting the thanos store"), "a plain word is no alert name"
+    prose = _chunk(3, doc=3, lex=(3, 5.0))
+    prose.text = "## Troubleshooting\n\nThe ThanosBucketHighOperationFailures alert fires when..."
+    assert not ranking.documents_with_alert_section([prose], "ThanosBucketHighOperationFailures"), \
+        "a mention in running text is the lexical leg's business, not a heading"
