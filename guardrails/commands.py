@@ -13,8 +13,9 @@ from guardrails.policy import Policy, Rule, default_policy
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
+from guardrails.verbs import verb_effect
 from guardrails.verdict import Finding, Verdict, rank
-from guardrails.wrappers import expand
+from guardrails.wrappers import PREFIXES, expand
 
 
 _PROMPT = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)  # a pasted shell prompt: `$ kubectl ...`
@@ -120,17 +121,62 @@ def _candidates(rules: tuple[Rule, ...], program: str) -> tuple[Rule, ...]:
 
 
 def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
-    """Findings for one command line or SQL statement, worst first (one per rule group)."""
+    """Findings for one command line or SQL statement, worst first (one per rule group). A command
+    no rule matched is judged by its verb (guardrails/verbs.py)."""
     policy = policy or default_policy()
+    found = invocations(command)
+    best = _matched(found, policy)
+    if not best:
+        best = _matched([v for inv in found if (v := _by_verb(inv, policy)) is not None], policy)
+    rules = sorted(best.values(), key=lambda r: rank(r.severity))
+    text = command.strip()
+    return [Finding(command=text, rule=r.id, severity=r.severity, reason=r.reason, safer=r.safer) for r in rules]
+
+
+def _matched(found: list[Invocation], policy: Policy) -> dict[str, Rule]:
+    """The worst matching rule of each group over some invocations."""
     best: dict[str, Rule] = {}
-    for inv in invocations(command):
+    for inv in found:
         for rule in _candidates(policy.rules, inv.program):
             current = best.get(rule.group)
             if (current is None or rank(rule.severity) < rank(current.severity)) and matches(rule, inv, policy):
                 best[rule.group] = rule
-    rules = sorted(best.values(), key=lambda r: rank(r.severity))
-    text = command.strip()
-    return [Finding(command=text, rule=r.id, severity=r.severity, reason=r.reason, safer=r.safer) for r in rules]
+    return best
+
+
+def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
+    """The verb detector's invocation for a command that deletes, stops or disables by its verb."""
+    if inv.detector or inv.sql or inv.program in PREFIXES or _dry_run(inv, policy) or _considered(inv, policy):
+        return None
+    found = verb_effect(inv)
+    if found is None:
+        return None
+    detector = {"destroys_data": "verb_destroys", "takes_down": "verb_takes_down"}.get(found.effect,
+                                                                                    "verb_weakens_security")
+    return Invocation(detector=detector, args=(found.verb,))
+
+
+_PATH_CLASSES = frozenset({"root", "root_glob", "home", "system", "data", "path"})
+
+
+def _considered(inv: Invocation, policy: Policy) -> bool:
+    """Whether a rule for this program looked at this very command (its program, subcommand and named
+    arguments fit) and let it pass on a detail: `zfs destroy -nv` is a dry run, `rm -rf ./build` a
+    build directory. Their verdict stands; the verb detector is for what no rule knows."""
+    view = read_args(inv.args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
+    args = tuple(a.lower() for a in inv.args)
+    # The default rules too: an operator who turned a rule off wants its commands to pass.
+    rules = policy.rules if policy is default_policy() else (*policy.rules, *default_policy().rules)
+    for rule in _candidates(rules, inv.program):
+        if not rule.program or len(view.positionals) < len(rule.subcommand):
+            continue
+        if rule.targets and not rule.targets & _PATH_CLASSES:
+            continue  # a pattern around the command (a listing piped into it), not the command itself
+        if all(any(fnmatchcase(w.lower(), alt.lower()) for alt in alts)
+               for w, alts in zip(view.positionals, rule.subcommand)) and (
+                not rule.args_any or _any(args, rule.args_any)) and all(_any(args, alts) for alts in rule.args_all):
+            return True
+    return False
 
 
 def check(text: str, policy: Policy | None = None) -> Verdict:

@@ -1,0 +1,150 @@
+"""What a command line's verb says it does, for tools no rule knows.
+
+Command-line tools share a vocabulary: `hcloud server delete`, `doctl databases delete`, `oci compute
+instance terminate`, `istioctl uninstall`, `gluster volume stop`, `talosctl reset`, `diskutil
+eraseDisk`, `vault audit disable`, PowerShell's `Remove-Item`, `Clear-Disk` and `Stop-Computer`.
+A tool the policy has no rule for is judged by the verbs among its leading words: one that deletes,
+stops or disables something is worth a second look whatever the tool. Tools the policy knows are
+judged by their rules, which say precisely which of their verbs are dangerous.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from guardrails.invocation import Invocation, read_args
+
+# Verbs by what they do to what they name. Words that are also everyday cleanup (clean, clear,
+# prune, restart, rollback, update) are not here: a runbook uses them for routine steps.
+DESTROYS = frozenset({
+    "delete", "del", "destroy", "remove", "rm", "erase", "wipe", "purge", "flush", "flushall", "flushdb",
+    "drop", "truncate", "zap", "shred", "nuke", "obliterate", "terminate", "deprovision", "decommission",
+    "uninstall", "reset", "format", "reformat", "expunge", "discard", "deregister", "unregister",
+})
+TAKES_DOWN = frozenset({
+    "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
+    "deactivate", "drain", "offline", "down", "unload", "detach", "evict", "revoke",
+})
+# A disabled or deleted thing of these kinds leaves a system less protected.
+SECURITY_NOUNS = frozenset({
+    "audit", "auditing", "firewall", "fw", "selinux", "apparmor", "tls", "ssl", "mfa", "2fa", "auth",
+    "authentication", "authorization", "encryption", "defender", "antivirus", "protection", "policy",
+    "policies", "gatekeeper", "seccomp", "sandbox", "signing", "verification", "mtls", "waf", "acl", "acls",
+})
+# Package managers and the like remove software, which the next install brings back; version
+# control removes files its history keeps (`git rm --cached`). Their dangerous verbs are rules.
+SOFTWARE = frozenset({
+    "git", "hg", "svn", "fossil", "jj", "dvc", "git-lfs",
+    "apt", "apt-get", "aptitude", "yum", "dnf", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak",
+    "pip", "pip3", "pipx", "uv", "poetry", "conda", "mamba", "npm", "pnpm", "yarn", "gem", "bundle", "cargo",
+    "go", "composer", "nuget", "choco", "winget", "scoop", "asdf", "mise", "nvm", "pyenv", "rbenv", "sdk",
+    "krew", "helm-plugin", "code", "rustup", "dotnet", "mvn", "gradle",
+})
+# Leading words that say the command only reads (or rehearses) whatever verb follows.
+READS = frozenset({
+    "list", "ls", "get", "describe", "show", "status", "info", "inspect", "logs", "log", "diff", "plan",
+    "check", "validate", "verify", "version", "help", "history", "top", "cat", "view", "explain", "dump",
+    "export", "watch", "search", "find", "query", "test", "lint", "preview", "what", "whatif", "estimate",
+    "can", "simulate",
+})
+# Programs whose words are names to look up or print, not verbs to run (`last -x reboot`, `type -a rm`).
+READ_PROGRAMS = frozenset({
+    "last", "lastb", "type", "which", "whereis", "man", "whatis", "apropos", "help", "command", "tldr", "info",
+    "history", "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "head",
+    "tail", "journalctl", "dmesg", "complete", "compgen", "getent", "id", "groups", "finger", "w", "who",
+})
+# PowerShell says its verb first (Verb-Noun). Remove-Item is PowerShell's rm: its rules judge its paths.
+POWERSHELL_VERBS = {"clear": "destroys_data", "stop": "takes_down", "disable": "takes_down",
+                    "uninstall": "destroys_data", "reset": "destroys_data", "dismount": "takes_down",
+                    "suspend": "takes_down", "unregister": "destroys_data", "revoke": "takes_down"}
+POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "job", "transcript", "watch"})
+# In a compound subcommand (`delete-hosted-zone`, `stop_app`) only these lead as verbs:
+# `reset-windows-password` resets a password, `drain-timeout` is a setting.
+COMPOUND_LEADS = frozenset({
+    "delete", "destroy", "remove", "terminate", "purge", "drop", "flush", "wipe", "erase", "stop", "shutdown",
+    "uninstall", "disable", "kill", "truncate", "deregister", "deprovision", "decommission",
+})
+MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
+_PROGRAM = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")  # `hcloud`, `linode-cli`, `./bin/x` is read by its base name
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$")
+_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+@dataclass(frozen=True)
+class VerbFinding:
+    """The effect a command's verb names, and the verb as written."""
+
+    effect: str  # destroys_data, takes_down, weakens_security
+    verb: str
+
+
+def parts(word: str) -> list[str]:
+    """A word's lower-cased parts: `delete-hosted-zone` -> delete, hosted, zone; `eraseDisk` -> erase, disk."""
+    return [p.lower() for chunk in re.split(r"[-_.]", word) for p in _PARTS.findall(chunk)]
+
+
+def leading_words(inv: Invocation) -> list[str]:
+    """The program (PowerShell names its verb there: `Stop-Computer`) and the first words after it
+    that look like nouns or verbs, not values (paths, ids, numbers, hosts)."""
+    words = []
+    for word in read_args(inv.args, {}, frozenset()).positionals[:MAX_LEADING]:
+        if not _WORD.match(word):
+            break
+        words.append(word)
+    return [inv.program, *words]
+
+
+def verb_effect(inv: Invocation) -> VerbFinding | None:
+    """What the verb of a command does, when it deletes, stops or disables something."""
+    program = inv.program
+    if not program or program.lower() in SOFTWARE or program.lower() in READ_PROGRAMS:
+        return None
+    found = _powershell(program)
+    if found is not None or not _PROGRAM.match(program):
+        return found  # not a command: prose ("Terraform will destroy..."), a heading, output
+    words = leading_words(inv)[1:]
+    for word in words:
+        split = parts(word)
+        if not split or word.isupper():
+            continue  # an upper-case word is a value or a keyword (`--action STOP`, SQL's DELETE)
+        if split[0] in READS:
+            return None  # `vault audit list`, `kubectl auth can-i delete`
+        for verb in _verbs(split):
+            effect = _classify(verb, [p for w in words for p in parts(w)])
+            if effect:
+                return VerbFinding(effect, word)
+    return None
+
+
+def _verbs(split: list[str]) -> list[str]:
+    """The parts of a subcommand that can be its verb: the word itself; in a compound, a leading
+    strong verb (`delete-hosted-zone`, `stop_app`, `eraseDisk`) or the verb of a noun-verb pair
+    (`bucket-flush`); `safe-to-destroy` and `ok-to-stop` ask, they do not do."""
+    if len(split) == 1:
+        return split
+    verbs = [split[0]] if split[0] in COMPOUND_LEADS else []
+    if len(split) == 2 and len(split[0]) >= 3:
+        verbs.append(split[1])
+    return verbs
+
+
+def _powershell(program: str) -> VerbFinding | None:
+    """A PowerShell cmdlet whose verb deletes, stops or disables (`Clear-Disk`, `Stop-Computer`)."""
+    verb, dash, noun = program.partition("-")
+    if not dash or not verb[:1].isupper():
+        return None
+    effect = POWERSHELL_VERBS.get(verb.lower())
+    if effect is None or noun.lower() in POWERSHELL_SAFE_NOUNS:
+        return None
+    if SECURITY_NOUNS.intersection(parts(noun)):
+        effect = "weakens_security"
+    return VerbFinding(effect, program)
+
+
+def _classify(verb: str, context: list[str]) -> str | None:
+    if verb in DESTROYS or verb in TAKES_DOWN:
+        if SECURITY_NOUNS.intersection(context):
+            return "weakens_security"
+        return "destroys_data" if verb in DESTROYS else "takes_down"
+    return None

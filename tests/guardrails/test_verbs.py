@@ -1,0 +1,72 @@
+"""Tools no rule knows, judged by their verb (guardrails/verbs.py through check_command)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from guardrails import check_command, load_policy
+from guardrails.verbs import parts, verb_effect
+from guardrails.commands import invocations
+
+
+def _rules(command: str, policy=None) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(f.rule, f.severity) for f in check_command(command, policy)]
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("hcloud server delete web-prod-1", "verb-destroys"),
+    ("linode-cli linodes delete 12345678", "verb-destroys"),
+    ("oci os bucket delete --bucket-name prod-exports --empty --force", "verb-destroys"),
+    ("eksctl delete cluster --name prod --wait", "verb-destroys"),
+    ("vault kv metadata delete secret/prod/db", "verb-destroys"),
+    ("couchbase-cli bucket-flush -c localhost --bucket travel --force", "verb-destroys"),
+    ("diskutil eraseDisk APFS Blank /dev/disk2", "verb-destroys"),
+    ("Clear-Disk -Number 1 -RemoveData -Confirm:$false", "verb-destroys"),
+    ("rabbitmqctl stop_app", "verb-takes-down"),
+    ("gluster volume stop gv0 force", "verb-takes-down"),
+    ("Stop-Computer -ComputerName web01 -Force", "verb-takes-down"),
+    ("sudo talosctl shutdown -n 10.0.0.2", "verb-takes-down"),
+    ("vault audit disable file/", "verb-weakens-security"),
+    ("hcloud firewall delete fw-prod", "verb-weakens-security"),
+])
+def test_a_tool_no_rule_knows_is_judged_by_its_verb(command: str, rule: str) -> None:
+    assert _rules(command) == [(rule, "warn")]
+
+
+@pytest.mark.parametrize("command", [
+    "hcloud server list", "oci os bucket get --bucket-name prod-exports", "vault audit list",
+    "kubectl auth can-i delete nodes", "ceph osd safe-to-destroy 17", "last -x reboot shutdown",
+    "type -a rm", "Get-Disk | Format-Table Number, FriendlyName", "gcloud compute reset-windows-password vm1",
+    "eksctl delete cluster --name prod --dry-run", "pip uninstall -y requests", "git rm -r --cached build/",
+    "Terraform will destroy all your managed infrastructure", "acl is_delete method DELETE",
+    "oci compute instance action --action STOP --instance-id x",
+])
+def test_reads_rehearsals_software_and_prose_are_not_verbs_to_fear(command: str) -> None:
+    assert not [r for r in _rules(command) if r[0].startswith("verb-")]
+
+
+def test_the_rules_verdict_stands_where_a_rule_looked() -> None:
+    assert _rules("sudo zfs destroy -nv tank/data@old") == [], "zfs's rules know -n is a dry run"
+    assert _rules("rm -rf ./build") == [("rm-rf", "info")], "rm's rules judge its paths"
+    assert _rules("supervisorctl stop worker-3") == [("process-manager-stop", "info")]
+    assert _rules("sudo service chef-client stop") == [("service-stop", "info")]
+
+
+def test_an_operator_can_silence_a_rule_or_the_verbs(tmp_path: Path) -> None:
+    off = tmp_path / "policy.yaml"
+    off.write_text("severity: {kubectl-drain: 'off', verb-destroys: 'off'}\n", encoding="utf-8")
+    policy = load_policy(off)
+    assert _rules("kubectl drain n1", policy) == [], "a rule turned off is not replaced by the verb detector"
+    assert _rules("hcloud server delete web-1", policy) == []
+    assert _rules("gluster volume stop gv0", policy) == [("verb-takes-down", "warn")]
+
+
+def test_verbs_are_read_from_compound_words() -> None:
+    assert parts("delete-hosted-zone") == ["delete", "hosted", "zone"]
+    assert parts("eraseDisk") == ["erase", "disk"]
+    assert parts("stop_app") == ["stop", "app"]
+    found = verb_effect(invocations("scw instance server terminate 11111111")[0])
+    assert found is not None and found.effect == "destroys_data" and found.verb == "terminate"
+    assert verb_effect(invocations("ceph osd ok-to-stop 12")[0]) is None, "a question, not an action"
