@@ -39,7 +39,15 @@ def _named(program: str, patterns: tuple[str, ...]) -> bool:
 
 
 def _dry_run(inv: Invocation, policy: Policy) -> bool:
-    return _any(inv.args, policy.dry_run_flags)
+    """A dry-run flag: one every program reads so (--dry-run), or this program's own (rsync -n)."""
+    if _any(inv.args, policy.dry_run_flags):
+        return True
+    own = [f for pattern, flags in policy.program_dry_run_flags.items() if _named(inv.program, (pattern,))
+           for f in flags]
+    if not own:
+        return False
+    view = read_args(inv.args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
+    return _any(view.flags, tuple(own))
 
 
 def _shape_matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:

@@ -78,6 +78,8 @@ class PolicyFile(BaseModel):
     system_paths: list[str] = Field(default_factory=list)
     data_paths: list[str] = Field(default_factory=list)
     dry_run_flags: list[str] = Field(default_factory=list)
+    program_dry_run_flags: dict[str, list[str]] = Field(default_factory=dict,
+                                                        description="Per program (fnmatch): flags that make it rehearse")
     aliases: dict[str, dict[str, str]] = Field(default_factory=dict)
     value_options: dict[str, list[str]] = Field(default_factory=dict)
     rules: list[RuleSpec] = Field(default_factory=list)
@@ -121,6 +123,7 @@ class Policy:
     system_paths: frozenset[str] = frozenset()
     data_paths: tuple[str, ...] = ()
     dry_run_flags: tuple[str, ...] = ()
+    program_dry_run_flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     value_options: Mapping[str, frozenset[str]] = field(default_factory=dict)
     channels: Mapping[str, Mapping[str, Override]] = field(default_factory=dict)
@@ -192,6 +195,8 @@ def _merge(base: Policy, extra: PolicyFile) -> Policy:
         rules=tuple(specs.values()), system_paths=base.system_paths | frozenset(extra.system_paths),
         data_paths=base.data_paths + tuple(p for p in extra.data_paths if p not in base.data_paths),
         dry_run_flags=base.dry_run_flags + tuple(extra.dry_run_flags), aliases=aliases,
+        program_dry_run_flags={**base.program_dry_run_flags,
+                               **{k: tuple(v) for k, v in extra.program_dry_run_flags.items()}},
         value_options=values, channels={**base.channels, **extra.channels},
     )
     _check_known(extra.disable, merged.rules, "disable")

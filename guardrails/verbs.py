@@ -41,6 +41,8 @@ SOFTWARE = frozenset({
     "go", "composer", "nuget", "choco", "winget", "scoop", "asdf", "mise", "nvm", "pyenv", "rbenv", "sdk",
     "krew", "helm-plugin", "code", "rustup", "dotnet", "mvn", "gradle",
 })
+# Local sandboxes on the engineer's own machine: deleting a kind or minikube cluster loses nothing shared.
+SANDBOXES = frozenset({"kind", "minikube", "k3d", "colima", "limactl", "multipass", "vagrant", "podman-machine"})
 # Leading words that say the command only reads (or rehearses) whatever verb follows.
 READS = frozenset({
     "list", "ls", "get", "describe", "show", "status", "info", "inspect", "logs", "log", "diff", "plan",
@@ -67,7 +69,7 @@ COMPOUND_LEADS = frozenset({
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
 _PROGRAM = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")  # `hcloud`, `linode-cli`, `./bin/x` is read by its base name
-_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$")
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_:][A-Za-z0-9]+)*$")  # heroku's `apps:destroy` too
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
@@ -81,7 +83,7 @@ class VerbFinding:
 
 def parts(word: str) -> list[str]:
     """A word's lower-cased parts: `delete-hosted-zone` -> delete, hosted, zone; `eraseDisk` -> erase, disk."""
-    return [p.lower() for chunk in re.split(r"[-_.]", word) for p in _PARTS.findall(chunk)]
+    return [p.lower() for chunk in re.split(r"[-_.:]", word) for p in _PARTS.findall(chunk)]
 
 
 def leading_words(inv: Invocation) -> list[str]:
@@ -98,11 +100,14 @@ def leading_words(inv: Invocation) -> list[str]:
 def verb_effect(inv: Invocation) -> VerbFinding | None:
     """What the verb of a command does, when it deletes, stops or disables something."""
     program = inv.program
-    if not program or program.lower() in SOFTWARE or program.lower() in READ_PROGRAMS:
+    if not program or program.lower() in SOFTWARE | SANDBOXES | READ_PROGRAMS:
         return None
     found = _powershell(program)
     if found is not None or not _PROGRAM.match(program):
         return found  # not a command: prose ("Terraform will destroy..."), a heading, output
+    found = _named_by_verb(program)
+    if found is not None:
+        return found
     words = leading_words(inv)[1:]
     for word in words:
         split = parts(word)
@@ -110,21 +115,33 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
             continue  # an upper-case word is a value or a keyword (`--action STOP`, SQL's DELETE)
         if split[0] in READS:
             return None  # `vault audit list`, `kubectl auth can-i delete`
-        for verb in _verbs(split):
+        for verb in _verbs(word, split):
             effect = _classify(verb, [p for w in words for p in parts(w)])
             if effect:
                 return VerbFinding(effect, word)
     return None
 
 
-def _verbs(split: list[str]) -> list[str]:
+def _named_by_verb(program: str) -> VerbFinding | None:
+    """A script or tool named for what it does: `kafka-server-stop.sh`, `k3s-uninstall.sh`,
+    `kafka-delete-records.sh` (one-word names such as `truncate` or `shred` are tools with rules)."""
+    split = parts(re.sub(r"\.(sh|bash|py|pl|rb|ps1|cmd|bat)$", "", program))
+    if len(split) < 2:
+        return None
+    verb = next((p for p in split if p in COMPOUND_LEADS), None)
+    if verb is None or any(p in READS for p in split):
+        return None
+    return VerbFinding("destroys_data" if verb in DESTROYS else "takes_down", program)
+
+
+def _verbs(word: str, split: list[str]) -> list[str]:
     """The parts of a subcommand that can be its verb: the word itself; in a compound, a leading
     strong verb (`delete-hosted-zone`, `stop_app`, `eraseDisk`) or the verb of a noun-verb pair
-    (`bucket-flush`); `safe-to-destroy` and `ok-to-stop` ask, they do not do."""
+    (`bucket-flush`, heroku's `pg:reset`); `safe-to-destroy` and `ok-to-stop` ask, they do not do."""
     if len(split) == 1:
         return split
     verbs = [split[0]] if split[0] in COMPOUND_LEADS else []
-    if len(split) == 2 and len(split[0]) >= 3:
+    if len(split) == 2 and (":" in word or len(split[0]) >= 3):  # `pg:reset`, `bucket-flush`; not `is_delete`
         verbs.append(split[1])
     return verbs
 

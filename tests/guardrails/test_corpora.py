@@ -35,7 +35,7 @@ READ_ONLY_SUB = {
     "helm": {"list", "ls", "status", "history", "get", "show", "version"},
 }
 DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|truncate|reset|destroy|kill|"
-                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|"
+                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|"
                                r"snapshot restore", re.I)  # a restore overwrites the live state
 
 
@@ -88,9 +88,10 @@ def test_real_runbooks_have_no_block_and_every_warning_is_destructive() -> None:
     findings = [f for _, _, found in rows for f in found]
     assert [f for f in findings if f.severity == "block"] == []
     warnings = [f for f in findings if f.severity == "warn"]
-    # 29 from the rules; 31 more since tools no rule knows are judged by their verb (knife node
-    # delete, gitlab-ctl stop, tf state rm, sentry queues purge: each really deletes or stops)
-    assert 5 <= len(warnings) <= 70
+    # 29 from the rules; about 40 more since tools no rule knows are judged by their verb (knife
+    # node delete, gitlab-ctl stop, tf state rm, sentry queues purge, chef-client-disable: each
+    # really deletes, stops or disables) and deleting what Kubernetes does not recreate warns
+    assert 5 <= len(warnings) <= 80
     # a warning either destroys something or runs code nobody reviewed (curl ... | bash in one runbook)
     unreviewed = {r.id for r in default_policy().rules if r.effect == "runs_unreviewed_code"}
     assert [f.command for f in warnings if not DESTRUCTIVE_WORDS.search(f.command) and f.rule not in unreviewed] == []

@@ -70,3 +70,37 @@ def test_verbs_are_read_from_compound_words() -> None:
     found = verb_effect(invocations("scw instance server terminate 11111111")[0])
     assert found is not None and found.effect == "destroys_data" and found.verb == "terminate"
     assert verb_effect(invocations("ceph osd ok-to-stop 12")[0]) is None, "a question, not an action"
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("heroku pg:reset DATABASE_URL --confirm acme-api", "verb-destroys"),
+    ("firebase firestore:delete --all-collections --force", "verb-destroys"),
+    ("kafka-server-stop.sh", "verb-takes-down"),
+    ("sudo /usr/local/bin/k3s-uninstall.sh", "verb-destroys"),
+])
+def test_topic_verbs_and_scripts_named_for_what_they_do(command: str, rule: str) -> None:
+    assert _rules(command) == [(rule, "warn")]
+
+
+def test_local_sandboxes_and_rehearsals_are_quiet() -> None:
+    for command in ("kind delete cluster --name dev", "minikube delete --all", "k3d cluster delete dev",
+                    "heroku logs --tail", "kafka-topics.sh --list", "sudo mke2fs -n /dev/sdb1",
+                    "rsync -avn --delete /srv/data/ backup01:/srv/data/", "pulumi destroy --preview-only --stack prod"):
+        assert [r for r in _rules(command) if r[1] != "info"] == [], command
+    assert _rules("mkfs.xfs -f -n size=64k /dev/sdb") == [("mkfs-device", "block")], "-n names xfs options"
+    assert _rules("rsync -av --delete /tmp/e/ /var/lib/mysql/") == [("rsync-delete", "warn")]
+
+
+@pytest.mark.parametrize("command, severity", [
+    ("kubectl delete deployment api -n prod", "warn"),
+    ("kubectl delete secret -n prod tls-wildcard", "warn"),
+    ("kubectl delete cluster.postgresql.cnpg.io pg-main -n db", "warn"),
+    ("kubectl delete -k overlays/prod", "warn"),
+    ("kubectl delete pod api-7d9f8b6c5-x2lqp -n prod", "info"),
+    ("kubectl delete job db-migrate-20240512 -n prod", "info"),
+    ("kubectl delete pods -n ci --field-selector=status.phase==Succeeded", "info"),
+    ("kubectl delete node ip-10-0-1-12", "info"),
+    ("kubectl delete -f old-job.yaml", "info"),
+])
+def test_deleting_what_kubernetes_does_not_recreate_warns(command: str, severity: str) -> None:
+    assert [s for _, s in _rules(command)] == [severity]
