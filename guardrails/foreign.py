@@ -40,6 +40,24 @@ _PS_PROGRAMS = {
     "stop-service": "systemctl-stop", "remove-partition": "wipefs",
 }
 _PS_FLAGS = {"-recurse": "-r", "-force": "-f", "-r": "-r"}
+_CMD_FLAGS = {"/s": "-r", "/q": "-f", "/f": "-f"}  # cmd.exe's del and rd: /s the tree, /q and /f no questions
+_CMD_BUILTINS = {"del": "rm", "erase": "rm", "rd": "rm", "rmdir": "rm", "format": "mkfs"}
+_CMDLET = re.compile(r"^[A-Za-z]+-[A-Za-z]+$")
+_WINDOWS_ARG = re.compile(r"^(?:/[A-Za-z]{1,2}(?::\S*)?|[A-Za-z]:(?:[\\/].*)?)$")  # /s, /FS:NTFS, C:, D:\Data
+
+
+def windows_command(inv: Invocation) -> Invocation | None:
+    """A PowerShell cmdlet (`Set-MpPreference`, `Format-Volume`, `Remove-Item`) or a cmd.exe builtin
+    given Windows arguments (`del /s /q C:\\*`, `format D: /Q`) written directly, as the POSIX command
+    with the same effect; None for anything else (`rmdir /tmp/x` is the POSIX rmdir)."""
+    name = inv.program.lower()
+    if _CMDLET.match(inv.program):
+        return _ps_command([inv.program, *inv.args])
+    if name in _CMD_BUILTINS and any(_WINDOWS_ARG.match(a) for a in inv.args):
+        args = [_CMD_FLAGS.get(a.lower(), a) for a in inv.args]
+        program = _CMD_BUILTINS[name]
+        return Invocation(program=program, args=tuple(_volumes(args) if program == "mkfs" else args))
+    return None
 _PS_DOWNLOAD = re.compile(r"\.Download(?:String|Data|File)\s*\(|Net\.WebClient|Invoke-(?:WebRequest|RestMethod)"
                           r"|\b(?:iwr|irm)\b", re.IGNORECASE)
 _PS_EVAL = re.compile(r"\b(?:iex|Invoke-Expression)\b|\[scriptblock\]::Create|&\s*\(", re.IGNORECASE)
@@ -73,7 +91,30 @@ def _ps_command(words: list[str]) -> Invocation:
         return Invocation(program=program, args=("-f",))
     if program == "rm":
         args = [a for a in args if a.lower() not in ("-path", "-literalpath", "-confirm:$false")]
+        args = [_TEMP.sub("/tmp", a) for a in args]  # the temp folder is scratch, as /tmp is
+    if program in ("mkfs", "wipefs"):
+        args = _volumes(args)
     return Invocation(program=program, args=tuple(args))
+
+
+_TEMP = re.compile(r"^(?:\$env:(?:TEMP|TMP)|%TEMP%|%TMP%)(?=[\\/]|$)", re.IGNORECASE)
+_VOLUME_OPTIONS = ("-driveletter", "-number", "-disknumber", "-partitionnumber", "-path", "-objectid", "-uniqueid")
+_DRIVE = re.compile(r"^([A-Za-z]):\\?$")
+
+
+def _volumes(args: list[str]) -> list[str]:
+    """A Windows volume or disk named as a device: `-DriveLetter D` and `D:` are /dev/volume-D, `-Number 1`
+    /dev/disk-1, so the rules for devices (mkfs, wipefs) see a device."""
+    out: list[str] = []
+    for n, arg in enumerate(args):
+        drive = _DRIVE.match(arg)
+        if drive:
+            out.append(f"/dev/volume-{drive.group(1).upper()}")
+        elif n and args[n - 1].lower() in _VOLUME_OPTIONS:
+            out.append(f"/dev/disk-{arg}")
+        else:
+            out.append(arg)
+    return out
 
 
 def powershell(code: str) -> list[Invocation]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from guardrails.carriers import as_command, carried, command_start, option_values
 from guardrails.fanout import parallel, xargs
+from guardrails.foreign import windows_command
 from guardrails.interpreters import Program
 from guardrails.invocation import Invocation
 from guardrails.runners import detector, fetches, run, runner, unresolved
@@ -280,6 +281,9 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
     code = runner(inv)
     if code is not None:
         return code
+    windows = windows_command(inv)
+    if windows is not None and windows != inv:
+        return [windows]
     if program in ("eval", "watch"):
         return parse_shell(" ".join(args[command_start(args, frozenset({"-n", "--interval"})):]))
     if program == "ssh":

@@ -26,7 +26,7 @@ def _rules(command: str, policy=None) -> list[tuple[str, str]]:  # type: ignore[
     ("Clear-Disk -Number 1 -RemoveData -Confirm:$false", "verb-destroys"),
     ("rabbitmqctl stop_app", "verb-takes-down"),
     ("gluster volume stop gv0 force", "verb-takes-down"),
-    ("Stop-Computer -ComputerName web01 -Force", "verb-takes-down"),
+    ("Disable-ScheduledTask -TaskName NightlyBackup", "verb-takes-down"),
     ("sudo talosctl shutdown -n 10.0.0.2", "verb-takes-down"),
     ("vault audit disable file/", "verb-weakens-security"),
     ("hcloud firewall delete fw-prod", "verb-weakens-security"),
@@ -104,3 +104,16 @@ def test_local_sandboxes_and_rehearsals_are_quiet() -> None:
 ])
 def test_deleting_what_kubernetes_does_not_recreate_warns(command: str, severity: str) -> None:
     assert [s for _, s in _rules(command)] == [severity]
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("Set-MpPreference -DisableRealtimeMonitoring $true", "defender-off"),
+    ("Set-NetFirewallProfile -Profile Domain,Public -Enabled False", "firewall-off"),
+    ("Format-Volume -DriveLetter D -FileSystem NTFS -Force", "mkfs-device"),
+    ("format D: /FS:NTFS /Q /Y", "mkfs-device"),
+    ("del /f /s /q C:\\*.*", "windows-remove-system"),
+    ("Remove-Item -Path 'D:\\SQLData\\*' -Recurse -Force", "windows-remove-data"),
+])
+def test_cmdlets_and_cmd_builtins_written_directly_are_read(command: str, rule: str) -> None:
+    assert rule in [r for r, _ in _rules(command)], "not only inside powershell -Command"
+    assert _rules("rmdir /tmp/empty-dir") == [], "the POSIX rmdir is not cmd.exe's rd"
