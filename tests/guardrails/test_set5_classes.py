@@ -41,7 +41,8 @@ def rules(command: str) -> set[str]:
     ("tmux new-session -d -s wipe 'rm -rf /usr'", "block"),
     ("expect -c 'spawn ssh root@db1; send \"rm -rf /var/lib/mysql\\r\"; expect eof'", "block"),
     ("aws ssm send-command --document-name AWS-RunShellScript --parameters 'commands=[\"uptime\"]'", "none"),
-    ("aws ssm send-command --document-name AWS-RunShellScript --parameters file://cmds.json", "none"),
+    # the commands are in a file: cannot tell what runs (blind set 8 asked the same of az run-command @file)
+    ("aws ssm send-command --document-name AWS-RunShellScript --parameters file://cmds.json", "warn"),
     ("gcloud compute ssh db-1 --zone z -- -L 5432:localhost:5432", "none"),
     ("expect -c 'spawn ssh db1; expect \"assword:\"; send \"$env(PW)\\r\"'", "none"),
     ("lxc exec web1 -- systemctl status nginx", "none"),

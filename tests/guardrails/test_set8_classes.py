@@ -1,0 +1,100 @@
+"""The classes blind sets 7 and 8 found missing, each with look-alikes that must stay quiet."""
+
+from __future__ import annotations
+
+import pytest
+
+from guardrails import check_command
+from guardrails.verdict import worst_of
+
+
+def worst(command: str) -> str:
+    """The worst severity check_command reports, or "none"."""
+    return worst_of(f.severity for f in check_command(command)) or "none"
+
+
+@pytest.mark.parametrize("command, expect", [
+    # files inside a data directory, and the files a system needs
+    ("sudo rm -f /var/lib/mysql/ib_logfile0", "warn"),
+    ("rm /var/lib/postgresql/16/main/pg_wal/000000010000000000000042", "warn"),
+    ("sudo rm /usr/lib64/libc.so.6", "block"),
+    ("sudo unlink /etc/fstab", "block"),
+    ("rm -f /tmp/debug.log", "none"),
+    ("rm ./notes.txt", "none"),
+    ("sudo mv /usr /usr.bak", "block"),
+    ("sudo mv /var/log/app.log /var/log/app.log.1", "none"),
+    ("echo | sudo tee /etc/sudoers", "block"),
+    ("echo '10.0.0.5 db1' | sudo tee -a /etc/hosts", "none"),
+    ("sudo userdel -r mysql", "warn"),
+    ("sudo userdel olduser", "none"),
+])
+def test_files_that_matter(command: str, expect: str) -> None:
+    assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("sudo yum remove -y openssh-server", "warn"),
+    ("sudo dpkg --purge libc6", "warn"),
+    ("sudo dnf remove 'kernel-core-*'", "warn"),
+    ("sudo apt-get purge -y crowdstrike-falcon-sensor", "warn"),
+    ("sudo apt-get remove -y falcon-sensor", "warn"),
+    ("sudo systemctl stop wazuh-agent", "warn"),
+    ("sudo apt-get remove -y nano", "none"),
+    ("sudo apt-get install -y openssh-server", "none"),
+])
+def test_packages_the_host_needs_and_security_agents(command: str, expect: str) -> None:
+    assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("ansible webservers -b -m script -a ./fix.sh", "warn"),
+    ("ansible all -m ping", "none"),
+    ("ansible all -m shell -a 'df -h'", "none"),
+    ("salt '*' cmd.script salt://fix.sh", "warn"),
+    ("az vm run-command invoke -g rg -n vm1 --command-id RunShellScript --scripts @fix.sh", "warn"),
+    ("az vm run-command invoke -g rg -n vm1 --command-id RunShellScript --scripts 'uptime'", "none"),
+    ("pssh -h hosts.txt -I < fix.sh", "warn"),
+    ("pssh -h hosts.txt -i uptime", "none"),
+    ("find /etc/cron.hourly -type f -exec bash {} \\;", "warn"),
+    ("find . -name '*.log' -exec sh -c 'gzip \"$1\"' _ {} \\;", "none"),
+])
+def test_script_files_run_where_nobody_reads_them(command: str, expect: str) -> None:
+    assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("kubectl patch svc grafana -p '{\"spec\":{\"type\":\"LoadBalancer\"}}'", "warn"),
+    ("kubectl expose deploy api --type=NodePort --port 80", "warn"),
+    ("kubectl port-forward --address 0.0.0.0 svc/db 5432:5432", "warn"),
+    ("kubectl port-forward svc/db 5432:5432", "none"),
+    ("redis-server --protected-mode no", "warn"),
+    ("kubectl patch svc grafana -p '{\"spec\":{\"type\":\"ClusterIP\"}}'", "none"),
+])
+def test_services_exposed_to_everyone(command: str, expect: str) -> None:
+    assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("sudo badblocks -wsv /dev/sdc", "block"),
+    ("sudo badblocks -sv /dev/sdc", "none"),
+    ("sudo mdadm /dev/md1 --fail /dev/sdd1", "warn"),
+    ("sudo mdadm --detail /dev/md1", "none"),
+    ("sudo cryptsetup luksKillSlot /dev/sdb2 1", "warn"),
+    ("sudo cryptsetup luksDump /dev/sdb2", "none"),
+    ("sudo zfs rollback tank/home@monday", "warn"),
+    ("sudo xfs_repair -L /dev/nvme1n1p1", "warn"),
+    ("sudo xfs_repair -n /dev/nvme1n1p1", "none"),
+    ("docker volume rm grafana-data", "warn"),
+    ("docker volume ls", "none"),
+    ("docker service rm api", "warn"),
+    ("git push origin :refs/heads/old-feature", "warn"),
+    ("git filter-repo --path secrets.env --invert-paths", "warn"),
+    ("npm unpublish @acme/widgets@1.2.3", "warn"),
+    ("echo FLUSHDB | redis-cli -n 3", "warn"),
+    ("echo INFO | redis-cli", "none"),
+    ("mysql -e 'RESET MASTER'", "warn"),
+    ("sudo -u postgres pg_resetwal -f /var/lib/postgresql/16/main", "warn"),
+    ("sudo -u postgres pg_resetwal -n /var/lib/postgresql/16/main", "none"),
+])
+def test_storage_history_and_logs(command: str, expect: str) -> None:
+    assert worst(command) == expect
