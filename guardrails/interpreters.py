@@ -68,6 +68,15 @@ _BARE_CALL = re.compile(r"""\b(?:system|exec|spawn|do shell script)\s+((?:(["'])
 # R's unlink(P, recursive = TRUE), julia's rm(P, recursive=true)
 _RECURSIVE_CALL = re.compile(r"""\b(?:unlink|rm)\s*\(\s*(["'])((?:\\.|(?!\1).)*)\1\s*,\s*"""
                              r"recursive\s*=\s*(?:TRUE|true|T)\b")
+# single files deleted: perl's unlink, php's unlink, lua's os.remove, ruby's File.delete, node's unlinkSync
+_FILE_CALL = re.compile(r"\b(?:unlink|os\.remove|File\.(?:delete|unlink)|FileUtils\.rm(?:_f)?|unlinkSync"
+                        r"|fs\.unlink|Deno\.remove)\s*\(?\s*(?:glob\s*\(\s*)?" r"""(["'])((?:\\.|(?!\1).)*)\1""")
+# a process killed by signal from code: ruby's Process.kill(:KILL, ...), perl's kill 9, ...
+_KILL_CALL = re.compile(r"\b(?:Process\.kill|process\.kill|posix\.kill|kill)\s*\(?\s*" r"""[:'"]?(?:KILL|9|SIGKILL|TERM"""
+                        r"|15|SIGTERM)\b")
+# code that forks forever: perl's `fork while 1`, python's `[os.fork() for _ in iter(int, 1)]`
+_FORK_LOOP = re.compile(r"\bfork\b(?:\(\))?\s*(?:while|until)\s*(?:1|true)\b|\bwhile\s*\(?\s*(?:1|true|True)\s*\)?\s*"
+                        r"[:{]?\s*(?:os\.)?fork\s*\(|(?:os\.)?fork\s*\(\)\s*for\s+\w+\s+in\s+(?:iter\(|itertools\.count)")
 _OPTIONS = re.compile(r"\{[^{}]*\}")  # node's {stdio: 'inherit'}, ruby's {chdir: '/'}: not part of the command
 FOREIGN = {"tcl": tcl, "groovy": groovy, "powershell": powershell}
 _NODE_NONRECURSIVE = re.compile(r"\b(?:rmSync|rmdirSync|promises\.rm|fs\.rm|Deno\.removeSync|Deno\.remove)\s*\(")
@@ -256,6 +265,17 @@ def _script(code: str) -> list[Invocation]:
         recursive = not _NODE_NONRECURSIVE.match(match.group()) or "recursive" in match.group(1)
         if recursive:
             out.append(Invocation(program="rm", args=("-r", "-f", words[0])))
+    return out + process_effects(code, files=True)
+
+
+def process_effects(code: str, *, files: bool) -> list[Invocation]:
+    """What any interpreter's code does to files and processes: a file deleted (`unlink("/etc/passwd")`,
+    `os.remove(...)` in lua) is `rm -f`, a process killed is `kill -9`, a fork loop a fork bomb."""
+    out = [Invocation(program="rm", args=("-f", m.group(2))) for m in _FILE_CALL.finditer(code)] if files else []
+    if _KILL_CALL.search(code):
+        out.append(Invocation(program="kill", args=("-9", "$(code)")))
+    if _FORK_LOOP.search(code):
+        out.append(Invocation(program="<code>", detector="fork_bomb"))
     return out
 
 
@@ -271,4 +291,4 @@ def code_invocations(lang: str, code: str) -> list[Invocation]:
     if lang == "awk":
         return _script(code) + awk_pipes(code)
     found = _python(code) if lang == "python" else None
-    return _script(code) if found is None else found
+    return _script(code) if found is None else found + process_effects(code, files=False)

@@ -137,12 +137,54 @@ def _fleet(inv: Invocation) -> list[Invocation]:
         return parse_shell(" ".join(args[start:])) if start < len(args) else []
     if inv.program == "ansible":
         scripts = option_values(args, frozenset({"-a", "--args"}))
-        if set(option_values(args, frozenset({"-m", "--module-name"}))) & {"file", "ansible.builtin.file"}:
+        modules = {m.rsplit(".", 1)[-1] for m in option_values(args, frozenset({"-m", "--module-name"}))}
+        if modules & {"file"}:
             return [_absent(script) for script in scripts if "state=absent" in script]
+        module = next(iter(modules & set(ANSIBLE_MODULES)), None)
+        if module is not None:
+            return [found for script in scripts if (found := _module(module, script)) is not None]
         return [s for script in scripts for s in parse_shell(script)]
-    if inv.program == "salt" and "cmd.run" in args:
+    if inv.program in ("salt", "salt-ssh"):
+        return _salt(args)
+    return []
+
+
+# ansible modules and salt functions that do what a command does: the same rules judge them
+ANSIBLE_MODULES = {"service": "service", "systemd": "service", "systemd_service": "service", "package": "package",
+                   "apt": "package", "yum": "package", "dnf": "package", "zypper": "package", "apk": "package",
+                   "pacman": "package", "user": "user", "postgresql_db": "database", "mysql_db": "database"}
+SALT_FUNCTIONS = {"service.stop": ("systemctl", "stop"), "service.dead": ("systemctl", "stop"),
+                  "service.disable": ("systemctl", "disable"), "pkg.remove": ("apt-get", "remove"),
+                  "pkg.purge": ("apt-get", "purge"), "file.remove": ("rm", "-r", "-f"),
+                  "system.poweroff": ("poweroff",), "system.halt": ("halt",), "system.reboot": ("reboot",),
+                  "user.delete": ("userdel",)}
+
+
+def _module(module: str, arguments: str) -> Invocation | None:
+    """An ansible module call (`-m service -a 'name=sshd state=stopped'`) as the command it amounts to."""
+    fields = dict(w.split("=", 1) for w in arguments.replace("'", "").replace('"', "").split() if "=" in w)
+    name, state = fields.get("name", ""), fields.get("state", "")
+    kind = ANSIBLE_MODULES[module]
+    if kind == "service" and state == "stopped" or kind == "service" and fields.get("enabled") in ("no", "false"):
+        return Invocation(program="systemctl", args=("stop" if state == "stopped" else "disable", name))
+    if kind == "package" and state == "absent":
+        return Invocation(program="apt-get", args=("remove", *name.split(",")))
+    if kind == "user" and state == "absent":
+        return Invocation(program="userdel", args=(("-r",) if fields.get("remove") in ("yes", "true") else ()) + (name,))
+    if kind == "database" and state == "absent":
+        return next(iter(sql_invocations(f"DROP DATABASE {name}")), None)
+    return None
+
+
+def _salt(args: tuple[str, ...]) -> list[Invocation]:
+    """salt TARGET FUNCTION ARGS: cmd.run's command, and the functions that stop, remove or power off."""
+    if "cmd.run" in args:
         rest = args[args.index("cmd.run") + 1:]
         return parse_shell(rest[0]) if rest else []
+    for n, arg in enumerate(args):
+        if arg in SALT_FUNCTIONS:
+            rest = tuple(a for a in args[n + 1:] if not a.startswith("-"))
+            return [Invocation(program=SALT_FUNCTIONS[arg][0], args=(*SALT_FUNCTIONS[arg][1:], *rest))]
     return []
 
 
@@ -290,7 +332,7 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         return _ssh(inv)
     if program == "find":
         return _find_exec(inv)
-    if program in ("knife", "ansible", "salt") or program in FLEET_VALUES:
+    if program in ("knife", "ansible", "salt", "salt-ssh") or program in FLEET_VALUES:
         return _fleet(inv)
     if program == "bundle" and args[:1] == ("exec",):
         return as_command(args[1:], inv)

@@ -98,3 +98,29 @@ def test_services_exposed_to_everyone(command: str, expect: str) -> None:
 ])
 def test_storage_history_and_logs(command: str, expect: str) -> None:
     assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("ansible all -b -m ansible.builtin.service -a 'name=sshd state=stopped'", "warn"),
+    ("ansible web -b -m service -a 'name=nginx state=restarted'", "none"),
+    ("ansible all -b -m apt -a 'name=openssh-server state=absent'", "warn"),
+    ("ansible all -b -m apt -a 'name=htop state=present'", "none"),
+    ("ansible db -m community.mysql.mysql_db -a 'name=orders state=absent'", "warn"),
+    ("salt '*' pkg.remove openssh-server", "warn"),
+    ("salt 'web*' service.stop haproxy", "warn"),
+    ("salt '*' test.ping", "none"),
+    ("salt '*' system.poweroff", "warn"),
+])
+def test_fleet_modules_are_the_commands_they_amount_to(command: str, expect: str) -> None:
+    assert worst(command) in ((expect,) if expect == "none" else ("warn", "block")), command
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("perl -e 'fork while 1'", "block"),
+    ("python3 -c 'import os; [os.fork() for _ in iter(int, 1)]'", "block"),
+    ("python3 -c 'import os; os.fork()'", "none"),
+    ("sudo perl -e 'unlink glob(\"/var/lib/mysql/*.ibd\")'", "warn"),
+    ("perl -e 'unlink \"/tmp/old.lock\"'", "none"),
+])
+def test_what_interpreter_code_does_to_files_and_processes(command: str, expect: str) -> None:
+    assert worst(command) == expect
