@@ -124,3 +124,22 @@ def test_fleet_modules_are_the_commands_they_amount_to(command: str, expect: str
 ])
 def test_what_interpreter_code_does_to_files_and_processes(command: str, expect: str) -> None:
     assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("sudo truncate -s 0 /var/lib/mysql/ibdata1", "warn"),
+    ("truncate -s 0 /tmp/debug.log", "none"),
+    ("sudo cp /dev/null /var/lib/postgresql/16/main/global/pg_control", "warn"),
+    ("sudo sh -c ': > /etc/shadow'", "block"),
+    ("sudo cp /dev/null /etc/fstab", "block"),
+    ("cp /etc/passwd /tmp/passwd.bak", "none"),
+    ("cat /etc/passwd", "none"),
+    ("echo '/dev/sdb1 /data xfs defaults 0 0' >> /etc/fstab", "none"),
+    ("sudo truncate -s 0 /var/log/audit/audit.log", "warn"),
+    ("sudo cat /var/log/audit/audit.log", "none"),
+    ("sudo cp /var/log/auth.log /tmp/", "none"),
+    ("wevtutil cl Security", "warn"),
+    ("wevtutil qe Security /c:5 /f:text", "none"),
+])
+def test_files_emptied_in_place_and_audit_trails(command: str, expect: str) -> None:
+    assert worst(command) == expect
