@@ -13,6 +13,7 @@ from guardrails.policy import Policy, Rule, default_policy
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
+from guardrails.switches import switched_off
 from guardrails.verbs import verb_effect
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
@@ -153,9 +154,13 @@ def _matched(found: list[Invocation], policy: Policy) -> dict[str, Rule]:
 
 
 def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
-    """The verb detector's invocation for a command that deletes, stops or disables by its verb."""
+    """For a command no rule knows: a protection switched off by its setting (guardrails/switches.py),
+    else what its verb deletes, stops or disables (guardrails/verbs.py)."""
     if inv.detector or inv.sql or inv.program in PREFIXES or _dry_run(inv, policy) or _considered(inv, policy):
         return None
+    setting = switched_off(inv)
+    if setting is not None:
+        return Invocation(detector="security_switched_off", args=(setting,))
     found = verb_effect(inv)
     if found is None:
         return None
@@ -178,8 +183,8 @@ def _considered(inv: Invocation, policy: Policy) -> bool:
     for rule in _candidates(rules, inv.program):
         if not rule.program or len(view.positionals) < len(rule.subcommand):
             continue
-        if rule.targets and not rule.targets & _PATH_CLASSES:
-            continue  # a pattern around the command (a listing piped into it), not the command itself
+        if (rule.targets and not rule.targets & _PATH_CLASSES) or rule.redirect_to or rule.content_any:
+            continue  # a pattern around the command (a listing piped into it, what it writes where), not the command
         if all(any(fnmatchcase(w.lower(), alt.lower()) for alt in alts)
                for w, alts in zip(view.positionals, rule.subcommand)) and (
                 not rule.args_any or _any(args, rule.args_any)) and all(_any(args, alts) for alts in rule.args_all):

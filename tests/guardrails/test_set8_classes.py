@@ -143,3 +143,25 @@ def test_what_interpreter_code_does_to_files_and_processes(command: str, expect:
 ])
 def test_files_emptied_in_place_and_audit_trails(command: str, expect: str) -> None:
     assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("aws s3api put-public-access-block --bucket b --public-access-block-configuration BlockPublicAcls=false", "warn"),
+    ("kubectl patch peerauthentication default --type merge -p '{\"spec\":{\"mtls\":{\"mode\":\"DISABLE\"}}}'", "warn"),
+    ("printf 'Host *\\n  StrictHostKeyChecking no\\n' >> ~/.ssh/config", "warn"),
+    ("reg add HKLM\\SOFTWARE\\Policies\\System /v EnableLUA /t REG_DWORD /d 0 /f", "warn"),
+    ("sc.exe config WinDefend start= disabled", "warn"),
+    ("git config --global http.sslVerify false", "warn"),
+    ("npm config set strict-ssl false", "warn"),
+    ("kubectl label ns dev pod-security.kubernetes.io/enforce=privileged", "warn"),
+    ("git config --global http.sslVerify true", "none"),
+    ("grep -E 'PermitRootLogin|PasswordAuthentication' /etc/ssh/sshd_config", "none"),
+    ("echo 'StrictHostKeyChecking no'", "none"),
+    ("redis-cli CONFIG GET protected-mode", "none"),
+    ("aws s3api get-public-access-block --bucket acme", "none"),
+    ("docker run --restart=no nginx", "none"),
+    ("psql 'host=db sslmode=require sslcompression=0'", "none"),
+    ("reg query HKLM\\SOFTWARE\\Policies\\System /v EnableLUA", "none"),
+])
+def test_protections_switched_off_in_any_syntax(command: str, expect: str) -> None:
+    assert worst(command) == expect

@@ -1,0 +1,124 @@
+"""Security switches turned off, in whatever tool's syntax.
+
+Each blind set weakened security in a new dialect: `BlockPublicAcls=false`, `"mtls":{"mode":"DISABLE"}`,
+`StrictHostKeyChecking no`, `-DisableRealtimeMonitoring $true`, `/v EnableLUA ... /d 0`,
+`sc config WinDefend start= disabled`, `Set-ExecutionPolicy Unrestricted`. What they share: a setting
+named for a protection (security, TLS, verification, enforcement, audit, a firewall, an antivirus)
+given a value that switches it off, or a setting named for switching one off (`Disable...`,
+`--insecure...`, `skip-verify`) given a value that switches it on. Reading, listing and printing
+commands are left alone: `grep PermitRootLogin sshd_config` shows, it does not set.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guardrails.invocation import Invocation, read_args
+
+# Names of settings that protect something.
+_PROTECTS = re.compile(
+    r"secur|protect(?:ion|ed)|mtls|(?<![a-z])tls|(?<![a-z])ssl(?!compression)|verif|strict|enforc|defend|firewall|antivirus|realtime|real-time"
+    r"|quarantin|signature|signing|audit|encrypt|authenticat|authoriz|(?<![a-z])auth(?![a-z])|(?<![a-z])lua"
+    r"|enablelua|(?<![a-z])uac|selinux|apparmor|seccomp|gatekeeper|spctl|blockpublic|publicaccessblock|permitroot"
+    r"|hostkey|certcheck|checkcert|csrf|(?<![a-z])mfa|executionpolicy|deny(?!list)|protected-mode|protectedmode",
+    re.IGNORECASE)
+# Names of settings that switch a protection off when set.
+_LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify"
+                      r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))", re.IGNORECASE)
+OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
+                 "bypass", "privileged", "$false", "allowall", "allow-all"})
+ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
+# Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
+_SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",
+                    "yq", "man", "which", "type", "stat", "ls", "find", "diff", "wc", "sort", "uniq", "cut", "tr",
+                    "column", "getenforce", "sestatus", "select-object", "where-object", "format-table",
+                    "get-mpcomputerstatus", "get-netfirewallprofile", "journalctl"})
+_PRINTS = frozenset({"echo", "printf"})
+_READS = frozenset({"get", "list", "ls", "describe", "show", "status", "info", "inspect", "view", "logs", "query",
+                    "qe", "check", "test", "verify", "audit", "-t", "-l", "--list", "--get", "--show"})
+_WINDOW = 48  # characters before a value where its setting's name is read
+_VALUE = re.compile(r"[\w$*-]+")
+
+
+def switched_off(inv: Invocation) -> str | None:
+    """The setting a command switches off (`BlockPublicAcls=false`, `mtls mode DISABLE`), or None."""
+    program = inv.program.lower()
+    if program in _SHOWS or (program in _PRINTS and not inv.redirects):
+        return None
+    words = [inv.program, *inv.args]
+    if _reads(inv):
+        return None
+    registry = _registry_value(inv)
+    if registry is not None:
+        return registry
+    text = " ".join(words)
+    for match in _VALUE.finditer(text):
+        value = match.group().strip("'\"").lower()
+        before = text[max(0, match.start() - _WINDOW):match.start()]
+        name = _setting(before)
+        if not name:
+            continue
+        if value in OFF and _PROTECTS.search(name) and not _LOOSENS.search(name):
+            return _last_name(name)
+        if value in ON and _LOOSENS.search(name):
+            return _last_name(name)
+    return _loosening_flag(inv)
+
+
+def _last_name(setting: str) -> str:
+    """The setting's own name, the last word of what was read back (`"mtls":{"mode"` -> mtls)."""
+    words = re.findall(r"[A-Za-z][\w.:/-]*", setting)
+    named = [w for w in words if _PROTECTS.search(w) or _LOOSENS.search(w)]
+    return (named or words or [setting])[-1]
+
+
+def _registry_value(inv: Invocation) -> str | None:
+    """`reg add KEY /v Name /t TYPE /d Value`: a protection's value set to 0 (EnableLUA, fDenyTSConnections)."""
+    if inv.program.lower() not in ("reg", "reg.exe") or "/v" not in inv.args or "/d" not in inv.args:
+        return None
+    name = inv.args[inv.args.index("/v") + 1] if inv.args.index("/v") + 1 < len(inv.args) else ""
+    value = inv.args[inv.args.index("/d") + 1].lower() if inv.args.index("/d") + 1 < len(inv.args) else ""
+    if (value in OFF and _PROTECTS.search(name)) or (value in ON and _LOOSENS.search(name)):
+        return name
+    return None
+
+
+def _reads(inv: Invocation) -> bool:
+    """A command that reads settings (`redis-cli CONFIG GET protected-mode`, `aws s3api get-public-access-block`)."""
+    positionals = read_args(inv.args, {}, frozenset()).positionals[:3]
+    return any(w.lower() in _READS or w.lower().startswith(("get-", "list-", "describe-", "show-"))
+               for w in positionals) or inv.program.lower().startswith(("get-", "test-"))
+
+
+_NAME = re.compile(r"""([A-Za-z][\w.:/-]*)["']?\s*(?:[=:]\s*\{?\s*["']?(?:mode|value|state|enabled|level)?["']?\s*[=:]?"""
+                   r"""|\s+(?:/t\s+\S+\s+)?(?:/d|--value|-value|--set|set|to)?)\s*["']?$""")
+
+
+_GENERIC = frozenset({"mode", "value", "state", "enabled", "level", "type", "start", "status", "set", "config"})
+
+
+def _setting(before: str) -> str | None:
+    """The name of the setting a value is given to, read back from the text before it: `Key=`,
+    `"key": {"mode": `, `Key `, `/v Key /t REG_DWORD /d `, `key --value `. A generic name (mode,
+    value, start=) stands for the one before it: `"mtls":{"mode":`, `WinDefend start=`."""
+    match = _NAME.search(before)
+    if not match:
+        return None
+    name = match.group(1)
+    if name.strip("-").lower() in _GENERIC or match.group().lstrip(name).strip().lower().lstrip("-") in _GENERIC:
+        earlier = re.findall(r"[A-Za-z][\w.:/-]*", before[max(0, match.start(1) - 32):match.start(1)])
+        return " ".join([*earlier[-1:], name])
+    return name
+
+
+def _loosening_flag(inv: Invocation) -> str | None:
+    """A flag that switches a protection off by its own name (`spctl --master-disable`, `--insecure-skip-tls-verify`)."""
+    for arg in inv.args:
+        if not arg.startswith("-"):
+            continue
+        name = arg.split("=", 1)[0]
+        if _LOOSENS.search(name) and (_PROTECTS.search(name) or _PROTECTS.search(inv.program)):
+            value = arg.split("=", 1)[1].lower() if "=" in arg else "true"
+            if value not in OFF:
+                return name
+    return None
