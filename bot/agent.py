@@ -38,7 +38,7 @@ class AgentLimits:
     call_timeout_s: float = 30.0
     total_timeout_s: float = 60.0
     min_confidence: float = 0.65  # below: a closest match, shown as one
-    min_plausible: float = 0.27  # below: abstain
+    min_plausible: float = 0.25  # below: abstain
     # The first round asks for a tool call: the bot answers from runbooks, so it searches first (and
     # a server that constrains tool calls by grammar, like llama.cpp's, then always gets a valid one).
     first_tool_choice: str | None = "required"

@@ -98,7 +98,7 @@ class Settings(BaseSettings):
     tool_budget_tokens: int = Field(default=6000, ge=500, description="Tool output shown to the model")
     tool_call_tokens: int = Field(default=2000, ge=200, description="One tool result at most")
     min_confidence: float = Field(default=0.65, ge=0.0, le=1.0, description="Below: a closest match, not an answer")
-    min_plausible: float = Field(default=0.27, ge=0.0, le=1.0, description="Below: abstain")
+    min_plausible: float = Field(default=0.25, ge=0.0, le=1.0, description="Below: abstain")
     llm_gate: bool = Field(default=True, description="Show the extractive answer when the model's falls short of it")
     max_question_chars: int = Field(default=2000, ge=50)
     guard_policy: Path | None = Field(default=None, description="Operator policy YAML (extends the default)")

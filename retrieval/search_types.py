@@ -61,7 +61,7 @@ class SearchConfig:
     overview_penalty: float = 0.06
     doc_support: float = 0.10  # weight of a document's other matching chunks
     min_confidence: float = 0.65  # a confident answer; below: the closest match, shown as such
-    min_plausible: float = 0.27  # below: nothing worth showing (abstain)
+    min_plausible: float = 0.25  # below: nothing worth showing (abstain)
     rerank_depth: int = 20  # fused hits the reranker re-scores (after dedupe)
     rerank_weight: float = 0.5  # the reranker's share of the head's final order, 0..1
     legs: Literal["hybrid", "lexical", "dense"] = "hybrid"
