@@ -56,6 +56,10 @@ SYMPTOMS: dict[str, str] = {
     "heartbeat": "Watchdog dead man's switch", "deadman": "Watchdog dead man's switch",
     "deadmanssnitch": "Watchdog dead man's switch", "dead-man": "Watchdog dead man's switch",
     "inode": "inodes files", "throttled": "throttling", "evicted": "eviction",
+    # Kubernetes' reasons for a container in the Waiting state, as pod listings and events show them
+    "containercreating": "container waiting", "imagepullbackoff": "container waiting image pull",
+    "errimagepull": "container waiting image pull", "createcontainerconfigerror": "container waiting config",
+    "createcontainererror": "container waiting", "invalidimagename": "container waiting image",
 }
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:eth|eno|ens|enp\d+s|bond|wlan|ib)\d+$", re.IGNORECASE), "network interface"),

@@ -33,3 +33,10 @@ def test_symptoms_are_written_in_the_words_runbooks_use() -> None:
         "the two replicas run different (inconsistent mismatch) configs (configuration)")
     assert "Watchdog" in expand("our deadmanssnitch heartbeat stopped")
     assert expand("eth2 is flapping") == "eth2 (network interface) is flapping", "said the runbook's way already"
+
+
+def test_a_containers_waiting_reason_says_it_is_waiting() -> None:
+    listed = expand("api-6f9c 0/1 ImagePullBackOff 0 61m")
+    assert "ImagePullBackOff (container waiting image pull)" in listed
+    assert "(container waiting)" in expand("pod stuck in ContainerCreating for 15 min")
+    assert expand("pod is Running") == "pod is Running"
