@@ -132,6 +132,7 @@ class SearchResult:
     query_kind: QueryKind
     closest_titles: list[str]
     timings_ms: dict[str, float]
+    features: dict[str, float] = field(default_factory=dict)  # the confidence model's inputs
 
 
 class Reranker(Protocol):

@@ -11,6 +11,7 @@ import pytest
 from psycopg import sql
 
 from retrieval import candidates, db, ranking, store
+from retrieval.confidence import FEATURES, confidence
 from retrieval.ingest import IngestOptions, ingest
 from retrieval.search import (
     candidate_params, classify_query, fetch_candidates, hybrid_search, load_texts, plain_terms,
@@ -303,6 +304,7 @@ async def test_unrelated_query_is_not_confident_and_lists_closest_titles(pool, e
     assert not result.confident and not result.plausible
     assert result.confidence < SearchConfig().min_plausible
     assert 1 <= len(result.closest_titles) <= 3
+    assert set(result.features) == set(FEATURES), "the confidence model's inputs come with the result"
 
 
 async def test_a_question_that_shares_one_word_with_a_runbook_is_not_confident(pool, embedder, runbooks: Path) -> None:
@@ -456,11 +458,11 @@ def test_dedupe_and_budget_helpers() -> None:
 
 
 def test_confidence_is_zero_without_hits_and_rises_with_evidence() -> None:
-    assert ranking.confidence([], "anything", 0.0) == 0.0
+    assert confidence([], "anything", 0.0) == 0.0
     weak = _chunk(1, lex=(1, 1.0), dense=(1, 0.2))
     strong = _chunk(2, lex=(1, 10.0), dense=(1, 0.8))
     strong.boosts = {"name_match": 0.3}
-    assert ranking.confidence([strong], "q", 5.0) > ranking.confidence([weak], "q", 5.0)
+    assert confidence([strong], "q", 5.0) > confidence([weak], "q", 5.0)
 
 
 def test_a_folders_readme_yields_to_its_specific_page() -> None:
