@@ -343,7 +343,7 @@ class _Walker:
             if simple and previous is not None and found[0].stdin_from is None:
                 found[0] = replace(found[0], stdin=previous.text, stdin_from=previous.origin,
                                    feed=feed if previous.origin == "program" else ())
-            previous = output_of(found[0]) if simple else Stream(None, "program")
+            previous = output_of(found[0]) if simple else _group_output(found)
             feed = (found[0].program, *found[0].args) if simple else ()
             out.extend(found)
 
@@ -359,3 +359,12 @@ class _Walker:
 
 
 __all__ = ["MAX_BASHLEX_CHARS", "logical_lines", "parse_shell", "program_name"]  # program_name: re-exported
+
+
+def _group_output(found: list[Invocation]) -> Stream:
+    """What a group of commands writes to a pipe: `(echo select disk 1; echo clean) | diskpart` feeds
+    the echoed lines, as literal as one echo's; anything else in the group is another program's."""
+    texts = [literal_output(inv) if inv.program in ("echo", "printf") else None for inv in found]
+    if found and all(t is not None for t in texts):
+        return Stream("\n".join(t for t in texts if t is not None), "literal")
+    return Stream(None, "program")

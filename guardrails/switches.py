@@ -4,8 +4,8 @@ Each blind set weakened security in a new dialect: `BlockPublicAcls=false`, `"mt
 `StrictHostKeyChecking no`, `-DisableRealtimeMonitoring $true`, `/v EnableLUA ... /d 0`,
 `sc config WinDefend start= disabled`, `Set-ExecutionPolicy Unrestricted`. What they share: a setting
 named for a protection (security, TLS, verification, enforcement, audit, a firewall, an antivirus)
-given a value that switches it off, or a setting named for switching one off (`Disable...`,
-`--insecure...`, `skip-verify`) given a value that switches it on. Reading, listing and printing
+given a value that switches it off, or a setting named for switching a protection off
+(`DisableRealtimeMonitoring`, `insecure-skip-tls-verify`) given a value that switches it on. Reading, listing and printing
 commands are left alone: `grep PermitRootLogin sshd_config` shows, it does not set.
 """
 
@@ -60,8 +60,8 @@ def switched_off(inv: Invocation) -> str | None:
             continue
         if value in OFF and _PROTECTS.search(name) and not _LOOSENS.search(name):
             return _last_name(name)
-        if value in ON and _LOOSENS.search(name):
-            return _last_name(name)
+        if value in ON and _LOOSENS.search(name) and _PROTECTS.search(name):
+            return _last_name(name)  # -DisableRealtimeMonitoring $true; not scale-down-disabled=true
     return _loosening_flag(inv)
 
 

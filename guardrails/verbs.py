@@ -39,7 +39,7 @@ SOFTWARE = frozenset({
     "apt", "apt-get", "aptitude", "yum", "dnf", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak",
     "pip", "pip3", "pipx", "uv", "poetry", "conda", "mamba", "npm", "pnpm", "yarn", "gem", "bundle", "cargo",
     "go", "composer", "nuget", "choco", "winget", "scoop", "asdf", "mise", "nvm", "pyenv", "rbenv", "sdk",
-    "krew", "helm-plugin", "code", "rustup", "dotnet", "mvn", "gradle",
+    "krew", "helm-plugin", "code", "rustup", "dotnet", "mvn", "gradle", "buildah",
 })
 # Local sandboxes on the engineer's own machine: deleting a kind or minikube cluster loses nothing shared.
 SANDBOXES = frozenset({"kind", "minikube", "k3d", "colima", "limactl", "multipass", "vagrant", "podman-machine"})

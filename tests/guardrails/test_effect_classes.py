@@ -100,7 +100,7 @@ def test_fleet_diagnostics_stay_unflagged() -> None:
     ("sfdisk --delete /dev/sdb 1", "block"),
     ("etcdctl del / --prefix", "block"),
     ("kubectl scale sts -l app=web --replicas=0", "warn"),
-    ("kubectl scale deploy/web --replicas=0", "info"),
+    ("kubectl scale deploy/web --replicas=0", "warn"),  # it stops serving: every blind set said warn
     ("chmod 666 /run/docker.sock", "warn"),
     ("gsutil iam ch allAuthenticatedUsers:objectViewer gs://b", "warn"),
     ("aws s3api put-bucket-acl --bucket b --acl private", "none"),

@@ -165,3 +165,56 @@ def test_files_emptied_in_place_and_audit_trails(command: str, expect: str) -> N
 ])
 def test_protections_switched_off_in_any_syntax(command: str, expect: str) -> None:
     assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    # severities blind sets 6-10 all asked for: what stops serving, or deletes by API or on the remote, warns
+    ("kubectl scale deploy/checkout --replicas=0 -n prod", "warn"),
+    ("aws ecs update-service --cluster prod --service api --desired-count 0", "warn"),
+    ("git push origin --delete release/2024.05", "warn"),
+    ("curl -X DELETE -H \"PRIVATE-TOKEN: $T\" https://gitlab.example.com/api/v4/projects/42", "warn"),
+    ("kubectl delete -k overlays/prod", "warn"),
+    ("kubectl delete secret db-credentials -n orders", "warn"),
+    ("kubectl -n monitoring delete --cascade=orphan sts/thanos-store", "info"),
+    ("kubectl delete pod api-7d9f8b6c5-x2lqp -n orders", "info"),
+])
+def test_what_stops_serving_or_is_deleted_for_good(command: str, expect: str) -> None:
+    assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("sudo iptables -I INPUT 1 -p tcp --dport 6379 -j ACCEPT", "warn"),
+    ("sudo iptables -A INPUT -p tcp -s 10.0.0.0/8 --dport 6379 -j ACCEPT", "none"),
+    ("sudo iptables -A INPUT -p tcp --dport 443 -j ACCEPT", "none"),
+    ("sudo firewall-cmd --permanent --add-port=5432/tcp", "warn"),
+    ("sudo firewall-cmd --permanent --zone=internal --add-port=5432/tcp", "none"),
+    ("sudo usermod -aG sudo contractor", "warn"),
+    ("sudo usermod -aG www-data deploy", "none"),
+    ("Add-ADGroupMember -Identity 'Domain Admins' -Members jdoe", "warn"),
+    ("echo 'ssh-ed25519 AAAA vendor@laptop' | sudo tee -a /root/.ssh/authorized_keys", "warn"),
+    ("cat ~/.ssh/authorized_keys", "none"),
+    ("sudo cp corp-mitm.crt /usr/local/share/ca-certificates/ && sudo update-ca-certificates", "warn"),
+    ("amtool silence add alertname=~\".+\" --duration=7d --comment noisy", "warn"),
+    ("amtool silence add alertname=DiskFull instance=db-1 --duration=2h", "none"),
+    ("kubectl annotate node n1 cluster-autoscaler.kubernetes.io/scale-down-disabled=true", "none"),
+])
+def test_access_exposure_and_alerting_switched_off(command: str, expect: str) -> None:
+    assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("(echo select disk 1 & echo clean) | diskpart", "block"),
+    ("echo list disk | diskpart", "none"),
+    ("sudo journalctl --vacuum-time=1s", "warn"),
+    ("sudo journalctl --vacuum-time=14d", "none"),
+    ("sudo modprobe -r ixgbe", "warn"),
+    ("sudo modprobe br_netfilter", "none"),
+    ("sudo umount -l /var/lib/docker", "warn"),
+    ("sudo umount /mnt/usb", "none"),
+    ("sudo lvreduce -f -L 10G /dev/vg0/lv_data", "warn"),
+    ("apt-get -s purge openssh-server", "none"),
+    ("parallel --dry-run 'aws s3 rb s3://{} --force' :::: buckets.txt", "none"),
+    ("buildah rm --all", "none"),
+])
+def test_disks_logs_modules_and_rehearsals(command: str, expect: str) -> None:
+    assert worst(command) == expect
