@@ -7,6 +7,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from guardrails.extraction import extract_commands
+from guardrails.foreign import looks_like_powershell, powershell
 from guardrails.invocation import Invocation, mask_placeholders, read_args, target_class
 from guardrails.listings import listed
 from guardrails.policy import Policy, Rule, default_policy
@@ -25,7 +26,12 @@ _PROMPT = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)  # a pasted shell prompt:
 def invocations(command: str) -> list[Invocation]:
     """Every simple command and SQL statement a command line runs, wrappers unwrapped."""
     text = mask_placeholders(_PROMPT.sub("", command))
-    top = sql_invocations(text) if looks_like_sql(text) else parse_shell(text)
+    if looks_like_sql(text):
+        top = sql_invocations(text)
+    elif looks_like_powershell(text):
+        top = powershell(text)
+    else:
+        top = parse_shell(text)
     return [inner for inv in top for inner in expand(inv)]
 
 

@@ -117,16 +117,54 @@ def _volumes(args: list[str]) -> list[str]:
     return out
 
 
-def powershell(code: str) -> list[Invocation]:
-    """What a PowerShell command line runs or deletes, as POSIX-equivalent invocations."""
+def powershell(code: str, depth: int = 0) -> list[Invocation]:
+    """What a PowerShell command line runs or deletes, as POSIX-equivalent invocations. Script blocks
+    (`Invoke-Command -ScriptBlock { Stop-Computer -Force }`, `ForEach-Object { ... }`) are code too,
+    and `Get-ChildItem P -Recurse | Remove-Item -Recurse` removes what the listing returns: P."""
     if _PS_DOWNLOAD.search(code) and _PS_EVAL.search(code):
         return [Invocation(program="powershell", detector="remote_code")]
     out: list[Invocation] = []
+    blocks = _PS_BLOCK.findall(code)
+    if depth < 3:
+        for block in blocks:
+            out += powershell(block, depth + 1)
+    code = _PS_BLOCK.sub(" ", code)
     for statement in _PS_STATEMENTS.split(code):
-        for inv in parse_shell(statement.replace("`", "")):
-            if inv.program:
-                out.append(_ps_command([inv.program, *inv.args]))
+        listed: str | None = None
+        # PowerShell's \ is a path separator, not an escape; its ( ) group, they do not start a subshell
+        text = statement.replace("`", "").replace("\\", "\\\\").replace("(", " ").replace(")", " ")
+        for inv in parse_shell(text):
+            if not inv.program:
+                continue
+            # what single quotes kept doubled, written once again
+            found = _ps_command([inv.program, *(a.replace("\\\\", "\\") for a in inv.args)])
+            if found.program == "rm" and listed and not [a for a in found.args if not a.startswith("-")]:
+                found = Invocation(program="rm", args=(*found.args, listed))
+            listed = _listed_path(inv) or listed
+            out.append(found)
     return out
+
+
+_PS_BLOCK = re.compile(r"\{([^{}]*)\}")
+_PS_LISTS = frozenset({"get-childitem", "gci", "ls", "dir"})
+_PS_CMDLET_LINE = re.compile(r"^\s*(?:\$\s+|PS [^>]*>\s*)?(?:[A-Z][a-z]+-[A-Z][A-Za-z]+)(?:\s|$)")
+
+
+def _listed_path(inv: Invocation) -> str | None:
+    """The path a Get-ChildItem lists (-Path P, or its first positional word)."""
+    if inv.program.lower() not in _PS_LISTS:
+        return None
+    args = list(inv.args)
+    for n, arg in enumerate(args):
+        if arg.lower() in ("-path", "-literalpath") and n + 1 < len(args):
+            return args[n + 1]
+    return next((a for a in args if not a.startswith("-")), None)
+
+
+def looks_like_powershell(text: str) -> bool:
+    """A command line written in PowerShell: it starts with a cmdlet (Verb-Noun) and pipes or nests
+    more PowerShell (`Get-ChildItem ... | Remove-Item`, `Invoke-Command -ScriptBlock { ... }`)."""
+    return bool(_PS_CMDLET_LINE.match(text)) and ("|" in text or "{" in text or "\\" in text)
 
 
 def tcl(code: str) -> list[Invocation]:

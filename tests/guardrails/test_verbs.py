@@ -117,3 +117,15 @@ def test_deleting_what_kubernetes_does_not_recreate_warns(command: str, severity
 def test_cmdlets_and_cmd_builtins_written_directly_are_read(command: str, rule: str) -> None:
     assert rule in [r for r, _ in _rules(command)], "not only inside powershell -Command"
     assert _rules("rmdir /tmp/empty-dir") == [], "the POSIX rmdir is not cmd.exe's rd"
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("Get-ChildItem -Path C:\\ -Recurse -Force | Remove-Item -Recurse -Force", "windows-remove-system"),
+    ("Invoke-Command -ComputerName web01,web02 -ScriptBlock { Stop-Computer -Force }", "host-reset-forced"),
+    ("Get-ADComputer -Filter * | ForEach-Object { Restart-Computer -ComputerName $_.Name -Force }",
+     "host-reset-forced"),
+])
+def test_powershell_pipelines_and_script_blocks_are_read(command: str, rule: str) -> None:
+    assert rule in [r for r, _ in _rules(command)]
+    assert _rules("Get-Service | Where-Object { $_.Status -eq 'Running' }") == []
+    assert [s for _, s in _rules("Get-ChildItem -Path C:\\temp\\old -Recurse | Remove-Item -Recurse -Force")] == ["info"]
