@@ -11,6 +11,7 @@ from guardrails.foreign import looks_like_powershell, powershell
 from guardrails.invocation import Invocation, mask_placeholders, read_args, target_class
 from guardrails.listings import listed
 from guardrails.policy import Policy, Rule, default_policy
+from guardrails.repl import unprompted_text
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
@@ -20,12 +21,11 @@ from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
 
-_PROMPT = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)  # a pasted shell prompt: `$ kubectl ...`
 
 
 def invocations(command: str) -> list[Invocation]:
     """Every simple command and SQL statement a command line runs, wrappers unwrapped."""
-    text = mask_placeholders(_PROMPT.sub("", command))
+    text = mask_placeholders(unprompted_text(command))
     if looks_like_sql(text):
         top = sql_invocations(text)
     elif looks_like_powershell(text):

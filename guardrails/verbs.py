@@ -43,6 +43,9 @@ SOFTWARE = frozenset({
 })
 # Local sandboxes on the engineer's own machine: deleting a kind or minikube cluster loses nothing shared.
 SANDBOXES = frozenset({"kind", "minikube", "k3d", "colima", "limactl", "multipass", "vagrant", "podman-machine"})
+# Words that say a deletion keeps what matters (retention) or that what is flushed is a cache.
+KEEPS = frozenset({"retain", "keep", "keeping"})
+CACHES = frozenset({"cache", "caches", "cached"})
 # Leading words that say the command only reads (or rehearses) whatever verb follows.
 READS = frozenset({
     "list", "ls", "get", "describe", "show", "status", "info", "inspect", "logs", "log", "diff", "plan",
@@ -109,6 +112,9 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
     if found is not None:
         return found
     words = leading_words(inv)[1:]
+    every = {p for w in words for p in parts(w)}
+    if KEEPS & every or CACHES & every:
+        return None  # `wal-g delete retain FULL 7` keeps seven; `resolvectl flush-caches` empties a cache
     for word in words:
         split = parts(word)
         if not split or word.isupper():

@@ -129,3 +129,29 @@ def test_powershell_pipelines_and_script_blocks_are_read(command: str, rule: str
     assert rule in [r for r, _ in _rules(command)]
     assert _rules("Get-Service | Where-Object { $_.Status -eq 'Running' }") == []
     assert [s for _, s in _rules("Get-ChildItem -Path C:\\temp\\old -Recurse | Remove-Item -Recurse -Force")] == ["info"]
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("[root@mongo-02 ~]# rm -rf /var/lib/mongodb", "block"),
+    ("user@db-primary:~$ sudo reboot", "warn"),
+    ("PS C:\\> Format-Volume -DriveLetter D -FileSystem NTFS -Force", "block"),
+    ("postgres=# TRUNCATE TABLE payments;", "warn"),
+    ("mysql> RESET MASTER;", "warn"),
+    ("127.0.0.1:6379> FLUSHDB", "warn"),
+    ("rs0:PRIMARY> db.events.drop()", "warn"),
+    ("cqlsh> TRUNCATE app.events;", "warn"),
+    ("# rm -rf / would wipe the host", "none"),  # a comment, not a root prompt
+    ("postgres=# SELECT count(*) FROM payments;", "none"),
+    ("127.0.0.1:6379> INFO memory", "none"),
+])
+def test_a_pasted_prompt_says_which_tool_reads_the_line(command: str, expect: str) -> None:
+    found = [s for _, s in _rules(command)]
+    assert (found[0] if found else "none") == expect
+
+
+def test_retention_and_caches_are_not_deletions() -> None:
+    assert _rules("wal-g delete retain FULL 7") == []
+    assert _rules("sudo resolvectl flush-caches") == []
+    assert _rules("wal-g delete before FIND_FULL base_0001") == [("verb-destroys", "warn")]
+    assert _rules("shutdown /a") == [], "Windows: cancels a pending shutdown"
+    assert [s for _, s in _rules("Remove-Item C:\\Windows\\Temp\\* -Recurse -Force")] == ["info"]
