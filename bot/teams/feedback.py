@@ -5,7 +5,7 @@ channel = the conversation, message = the card's activity id, user = the Entra o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from microsoft_agents.activity import Activity, AdaptiveCardInvokeResponse
@@ -44,14 +44,31 @@ async def record_vote(deps: Deps, activity: Activity, data: Mapping[str, Any]) -
 async def on_vote(deps: Deps, context: TurnContext, state: TurnState, data: Any) -> AdaptiveCardInvokeResponse:
     """👍 / 👎 (Action.Execute invoke): record the vote now and answer the invoke with a short message;
     after a 👎, a card in the thread asks which runbook would have been right."""
-    try:
+
+    async def vote() -> str:
         shown = await record_vote(deps, context.activity, data or {})
         if int((data or {}).get("vote", 0)) < 0 and shown != messages.TEAMS_FEEDBACK_GONE:
             await ask_for_correction(deps, context, int(data["answer_id"]))
+        return shown
+
+    return _invoke_reply(await _shown("recording a vote", vote))
+
+
+async def _shown(what: str, work: Callable[[], Awaitable[str]], *,
+                 gone: tuple[type[BaseException], ...] = ()) -> str:
+    """What an invoke answers: the work's own message, or why it failed (the answer is gone, the
+    database is down, anything else: a reference to the logged error)."""
+    try:
+        return await work()
+    except gone:
+        return messages.CORRECTION_ANSWER_GONE
     except DB_ERRORS as exc:
-        shown = apology(exc, "recording a vote")
+        return apology(exc, what)
     except Exception as exc:
-        shown = messages.TEAMS_FEEDBACK_FAILED.format(ref=chat.failure_reference(exc, "recording a vote", PLATFORM))
+        return messages.TEAMS_FEEDBACK_FAILED.format(ref=chat.failure_reference(exc, what, PLATFORM))
+
+
+def _invoke_reply(shown: str) -> AdaptiveCardInvokeResponse:
     return AdaptiveCardInvokeResponse(status_code=200, type=MESSAGE_RESPONSE, value=shown)
 
 
@@ -70,16 +87,12 @@ async def on_fix(deps: Deps, context: TurnContext, state: TurnState, data: Any) 
                   if str(data.get(k) or "").strip()), "")
     activity = context.activity
     name = activity.from_property.name if activity.from_property else None
-    try:
-        shown = await corrections.correct(deps.answerer, int(data["answer_id"]), given, platform=PLATFORM,
-                                          user=user_of(activity) or "unknown", user_name=name)
-    except (KeyError, ValueError, TypeError):
-        shown = messages.CORRECTION_ANSWER_GONE
-    except DB_ERRORS as exc:
-        shown = apology(exc, "recording a correction")
-    except Exception as exc:
-        shown = messages.TEAMS_FEEDBACK_FAILED.format(ref=chat.failure_reference(exc, "recording a correction", PLATFORM))
-    return AdaptiveCardInvokeResponse(status_code=200, type=MESSAGE_RESPONSE, value=shown)
+
+    async def correct() -> str:
+        return await corrections.correct(deps.answerer, int(data["answer_id"]), given, platform=PLATFORM,
+                                         user=user_of(activity) or "unknown", user_name=name)
+
+    return _invoke_reply(await _shown("recording a correction", correct, gone=(KeyError, ValueError, TypeError)))
 
 
 async def on_fix_submit(deps: Deps, context: TurnContext, state: TurnState, data: Any) -> None:
