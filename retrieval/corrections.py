@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
+from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 from retrieval.feedback_alerts import AlertVote, alert_votes
@@ -19,7 +20,7 @@ from retrieval.feedback_alerts import AlertVote, alert_votes
 log = logging.getLogger(__name__)
 SIMILARITY = 0.85  # cosine above which a question counts as the corrected one asked again
 
-# Corrections of runbooks that are gone are withdrawn (once, with a log line), then the live ones read.
+# Corrections of runbooks that are gone are withdrawn (once, with a log line) when ingest deletes them.
 _WITHDRAW_GONE = """
 UPDATE corrections c SET withdrawn_at = now(), withdrawn_why = 'runbook deleted'
 WHERE c.withdrawn_at IS NULL AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.path = c.path)
@@ -54,11 +55,18 @@ class Chosen:
     backers: int  # engineers who named it
 
 
+async def withdraw_gone(conn: AsyncConnection) -> list[tuple[int, str]]:
+    """Withdraw the corrections that name a runbook no longer ingested (ingest calls it in the
+    transaction that deletes documents); their ids and paths, each logged."""
+    gone = [(cid, path) for cid, path in await (await conn.execute(_WITHDRAW_GONE)).fetchall()]
+    for cid, path in gone:
+        log.warning("correction %s withdrawn: runbook %s no longer exists", cid, path)
+    return gone
+
+
 async def active_corrections(pool: AsyncConnectionPool) -> list[Correction]:
-    """Every correction in force; corrections of deleted runbooks are withdrawn first."""
+    """Every correction in force."""
     async with pool.connection() as conn:
-        for cid, path in await (await conn.execute(_WITHDRAW_GONE)).fetchall():
-            log.warning("correction %s withdrawn: runbook %s no longer exists", cid, path)
         rows = await (await conn.execute(_ACTIVE)).fetchall()
     return [Correction(cid, path, name, user, shown, at, np.asarray(vec, dtype=np.float32))
             for cid, path, name, user, shown, at, vec in rows]

@@ -31,6 +31,7 @@ from psycopg_pool import AsyncConnectionPool
 from retrieval import lexical, store
 from retrieval.db import LOCK_INDEX, autocommit_connection
 from retrieval.chunking import contextual_text
+from retrieval.corrections import withdraw_gone
 from retrieval.embed import Embedder
 from retrieval.models import MalformedDocument, ParsedDocument, UnsupportedFormat
 from retrieval.parsers import FORMATS, document_format, parse_document
@@ -521,6 +522,7 @@ async def _delete_missing(
     async with pool.connection() as conn, conn.transaction():
         await lexical.unindex_documents(conn, [row.id for row in gone])
         await store.delete_documents(conn, [row.id for row in gone])
+        await withdraw_gone(conn)  # engineers' corrections naming them: withdrawn, with a log line
     summary.deleted.extend(sorted(row.path for row in gone))
     summary.timed("delete", time.perf_counter() - t0)
 
