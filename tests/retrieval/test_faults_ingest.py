@@ -85,25 +85,14 @@ async def test_ingesting_a_huge_code_block_keeps_the_loop_free_and_chunks_small(
     root.mkdir()
     (root / "dump.md").write_text(_big_code_runbook(20_000))  # ~1.2 MB, ~400k tokens
     (root / "disk-full.md").write_bytes((EXAMPLES / "disk-full.md").read_bytes())
-    gaps: list[float] = []
-    done = asyncio.Event()
-
-    async def ticker() -> None:
-        last = time.perf_counter()
-        while not done.is_set():
-            await asyncio.sleep(0.01)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    tick = asyncio.create_task(ticker())
-    try:
-        summary = await ingest(pool, embedder, [root], IngestOptions(source="big"))
-    finally:
-        done.set()
-        await tick
+    # CPU time, not wall time: how busy the event loop's own thread was against the whole process,
+    # whatever else the machine is doing (parsing, chunking, hashing and term analysis of a 1.2 MB
+    # document belong on worker threads; on the loop they would be most of the work).
+    loop_cpu, process_cpu = time.thread_time(), time.process_time()
+    summary = await ingest(pool, embedder, [root], IngestOptions(source="big"))
+    loop_cpu, process_cpu = time.thread_time() - loop_cpu, time.process_time() - process_cpu
     assert sorted(summary.added) == ["disk-full.md", "dump.md"] and not summary.failed
-    assert max(gaps) < 0.5, f"the event loop was blocked for {max(gaps):.2f} s"
+    assert loop_cpu < 0.3 * process_cpu, f"the event loop did {loop_cpu:.2f} s of the {process_cpu:.2f} s of work"
     assert await _scalar(pool, "SELECT max(token_count) FROM chunks") <= 600 * MARGIN
     assert await _scalar(pool, "SELECT max(length(text)) FROM sections") < 20_000
     result = await hybrid_search(pool, embedder, "kubectl get pods ns-1234 CrashLoop", k=5)
