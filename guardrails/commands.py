@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from itertools import pairwise
 from pathlib import Path
 
@@ -545,7 +544,6 @@ def _corpus_files() -> list[Path]:
 
 @pytest.mark.skipif(not _corpus_files(), reason=f"eval corpus not found at {EVAL / 'gitlab'}")
 def test_chunks_every_gitlab_runbook() -> None:
-    start = time.perf_counter()
     total = 0
     for path in _corpus_files():
         text = path.read_text(encoding="utf-8")
@@ -557,4 +555,3 @@ def test_chunks_every_gitlab_runbook() -> None:
         assert bool(chunks) == bool(text.strip())
         total += len(chunks)
     assert total > 1000
-    assert time.perf_counter() - start < 60
