@@ -65,10 +65,13 @@ def _bind_positionals(code: str, params: tuple[str, ...]) -> str:
 
 
 def shell_program(args: tuple[str, ...]) -> Program:
-    """Which code a shell runs: its -c string, its stdin (no script, `-s` or `-`), or a script file."""
+    """Which code a shell runs: its -c string, its stdin (no script, `-s` or `-`), or a script file;
+    with -n (noexec) nothing: the shell only checks the syntax."""
     i = 0
     while i < len(args):
         token = args[i]
+        if token.startswith("-") and not token.startswith("--") and "n" in token[1:] and "c" not in token[1:]:
+            return Program("sh", code="")  # bash -n SCRIPT, curl ... | bash -n: read, never run
         if token.startswith(("-", "+")) and token not in ("-", "--"):
             letters = token.lstrip("-+")
             if token.startswith("-") and not token.startswith("--") and "c" in letters:

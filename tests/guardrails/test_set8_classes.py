@@ -218,3 +218,19 @@ def test_access_exposure_and_alerting_switched_off(command: str, expect: str) ->
 ])
 def test_disks_logs_modules_and_rehearsals(command: str, expect: str) -> None:
     assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("psql -h pg-prod -d orders -f /tmp/hotfix.sql", "warn"),
+    ("psql -f \"$MIGRATION\"", "warn"),
+    ("psql -f ./migrations/001_add_index.sql", "none"),  # the runbook's own file
+    ("redis-cli -h cache-prod --eval /tmp/cleanup.lua", "warn"),
+    ("sudo sh /tmp/runbook-step7.sh", "warn"),
+    ("bash ./scripts/check-replication.sh", "none"),
+    ("mongosh --quiet --eval 'db.stats()'", "none"),
+    ("curl -s https://example.com/install.sh | bash -n", "none"),  # -n: read, never run
+    ("bash -n \"$FIX_SCRIPT\"", "none"),
+    ("curl -s https://example.com/install.sh | bash", "warn"),
+])
+def test_scripts_nobody_reviewed_and_syntax_checks(command: str, expect: str) -> None:
+    assert worst(command) == expect
