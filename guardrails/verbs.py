@@ -3,9 +3,10 @@
 Command-line tools share a vocabulary: `hcloud server delete`, `doctl databases delete`, `oci compute
 instance terminate`, `istioctl uninstall`, `gluster volume stop`, `talosctl reset`, `diskutil
 eraseDisk`, `vault audit disable`, PowerShell's `Remove-Item`, `Clear-Disk` and `Stop-Computer`.
-A tool the policy has no rule for is judged by the verbs among its leading words: one that deletes,
-stops or disables something is worth a second look whatever the tool. Tools the policy knows are
-judged by their rules, which say precisely which of their verbs are dangerous.
+A command no rule looked at (guardrails/commands.py decides that) is judged by the verbs among its
+leading words: one that deletes, stops or disables something is worth a second look whatever the
+tool. Where a rule for the tool looked at the command and let it pass (`zfs destroy -nv`), the rule's
+verdict stands.
 """
 
 from __future__ import annotations
