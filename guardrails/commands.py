@@ -15,7 +15,7 @@ from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
 from guardrails.switches import switched_off
-from guardrails.verbs import verb_effect
+from guardrails.verbs import HTTP_CLIENTS, verb_effect
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
@@ -161,7 +161,9 @@ def _matched(found: list[Invocation], policy: Policy) -> dict[str, Rule]:
 def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     """For a command no rule knows: a protection switched off by its setting (guardrails/switches.py),
     else what its verb deletes, stops or disables (guardrails/verbs.py)."""
-    if inv.detector or inv.sql or inv.program in PREFIXES or _dry_run(inv, policy) or _considered(inv, policy):
+    if inv.detector or inv.sql or inv.program in PREFIXES or _dry_run(inv, policy):
+        return None
+    if inv.program not in HTTP_CLIENTS and _considered(inv, policy):  # an HTTP client's rules judge its DELETEs
         return None
     setting = switched_off(inv)
     if setting is not None:

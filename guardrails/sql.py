@@ -2,7 +2,10 @@
 
 Kinds: drop_database, drop_table, drop_other, truncate, delete_all, delete_where, update_all,
 update_where, alter_drop, and call:<function> for every function called. Statements sqlglot
-cannot parse fall back to its tokenizer (comments and strings are still understood).
+cannot parse fall back to its tokenizer (comments and strings are still understood). What DBAs know
+to be dangerous beyond those (a table rewritten under a lock, durability switched off, writes
+blocked, replication logs thrown away, privileges handed out, repairs that drop data) is read from
+the statement's words (`STATEMENT_PATTERNS`); EXPLAIN ANALYZE runs the statement it explains.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from guardrails.invocation import Invocation
 SQL_START = frozenset({
     "select", "insert", "update", "delete", "drop", "truncate", "alter", "create", "grant", "revoke",
     "with", "begin", "commit", "rollback", "vacuum", "reindex", "explain", "copy", "merge", "comment",
+    "flush", "purge", "reset", "rename", "cluster", "dbcc", "exec", "stop",
 })
 _DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE"}  # a Cassandra keyspace is its database
 _TABLE_KINDS = {"TABLE", "MEASUREMENT", "SERIES", "COLUMNFAMILY"}  # InfluxQL measurements hold a table's points
@@ -121,8 +125,51 @@ def _token_kinds(statement: str) -> set[str]:
     return calls
 
 
+# (pattern over the statement, kind); IGNORECASE, anchored at the statement's start unless it says so
+STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE | re.DOTALL), k) for p, k in (
+    (r"^\s*VACUUM\s*(?:\([^)]*\bFULL\b[^)]*\)|\s+FULL\b)", "table_locked"),  # rewrites the table under an exclusive lock
+    (r"^\s*CLUSTER\s+\w", "table_locked"),
+    (r"^\s*ALTER\s+SYSTEM\s+SET\s+(?:fsync|full_page_writes|synchronous_commit)\s*(?:=|TO)\s*'?(?:off|false|0)\b",
+     "durability_off"),
+    (r"^\s*SET\s+GLOBAL\s+(?:innodb_flush_log_at_trx_commit|sync_binlog)\s*=\s*0\b", "durability_off"),
+    (r"^\s*FLUSH\s+TABLES\s+WITH\s+READ\s+LOCK\b", "writes_blocked"),
+    (r"^\s*ALTER\s+DATABASE\s+.*\b(?:CONNECTION\s+LIMIT\s+0\b|SET\s+(?:SINGLE_USER|OFFLINE|READ_ONLY)\b"
+     r"|ALLOW_CONNECTIONS\s+(?:false|0)\b)", "writes_blocked"),
+    (r"^\s*(?:RENAME\s+TABLE\b|ALTER\s+TABLE\s+\S+\s+RENAME\s+TO\b)", "table_renamed"),
+    (r"^\s*SHUTDOWN\b", "server_shutdown"),
+    (r"^\s*(?:PURGE\s+(?:BINARY|MASTER)\s+LOGS\b|RESET\s+(?:MASTER|BINARY\s+LOGS)\b|RESET\s+(?:SLAVE|REPLICA)\s+ALL\b)",
+     "logs_purged"),
+    (r"^\s*(?:STOP\s+(?:SLAVE|REPLICA)\b)", "replication_stopped"),
+    (r"^\s*DROP\s+OWNED\s+BY\b", "drop_owned"),
+    (r"^\s*DROP\s+TABLESPACE\b.*\bINCLUDING\s+CONTENTS\b", "drop_database"),
+    (r"^\s*DROP\s+USER\b.*\bCASCADE\b", "drop_owned"),
+    (r"\bREPAIR_ALLOW_DATA_LOSS\b", "repair_data_loss"),
+    (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?(?:SUPERUSER|BYPASSRLS|CREATEROLE)\b", "privilege_granted"),
+    (r"^\s*GRANT\s+ALL\b.*\b(?:WITH\s+GRANT\s+OPTION|TO\s+PUBLIC)\b", "privilege_granted"),
+    (r"^\s*GRANT\s+(?:SUPERUSER|pg_write_server_files|pg_execute_server_program|sysadmin)\b", "privilege_granted"),
+    (r"^\s*ALTER\s+LOGIN\s+sa\s+ENABLE\b", "privilege_granted"),
+    (r"\bsp_configure\s+'xp_cmdshell'\s*,\s*1\b", "privilege_granted"),
+))
+_EXPLAIN_ANALYZE = re.compile(r"^\s*EXPLAIN\s*(?:\((?=[^)]*\bANALYZE\b)[^)]*\)|\s+ANALYZE(?:\s+VERBOSE)?)\s+", re.IGNORECASE)
+_TEMPORARY = re.compile(r"^\s*DROP\s+TEMPORARY\s+TABLE\b", re.IGNORECASE)
+
+
+def pattern_kinds(statement: str) -> frozenset[str]:
+    """The kinds DBAs know beyond the parser's (see STATEMENT_PATTERNS)."""
+    return frozenset(kind for pattern, kind in STATEMENT_PATTERNS if pattern.search(statement))
+
+
 def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str]:
     """The destructive kinds of one SQL statement (empty for harmless ones)."""
+    explained = _EXPLAIN_ANALYZE.match(statement)
+    if explained:  # EXPLAIN ANALYZE executes the statement: DELETE runs, its rows are gone
+        return statement_kinds(statement[explained.end():], dialect)
+    if _TEMPORARY.match(statement):
+        return frozenset()  # a session's temporary table
+    return _parsed_kinds(statement, dialect) | pattern_kinds(statement)
+
+
+def _parsed_kinds(statement: str, dialect: str | None) -> frozenset[str]:
     for read in dict.fromkeys((dialect, None)):
         try:
             tree = sqlglot.parse_one(statement, read=read)

@@ -101,8 +101,58 @@ def leading_words(inv: Invocation) -> list[str]:
     return [inv.program, *words]
 
 
+# HTTP clients: a POST, PUT or PATCH to an admin endpoint says what it does in its path
+# (`/api/v1/admin/tsdb/delete_series`, `/purge_all`, `/exit`, `/monitor/mute_all`, `?action=DELETE`).
+HTTP_CLIENTS = frozenset({"curl", "http", "https", "xh", "xhs", "wget", "httpie"})
+HTTP_WRITES = frozenset({"post", "put", "patch"})
+API_VERBS = {"exit": "takes_down", "close": "takes_down", "mute": "weakens_security", "pause": "weakens_security",
+             "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data"}
+_DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
+               "--post-data", "--post-file", "--upload-file", "-T")
+_URL = re.compile(r"^(?:https?://[^/\s]+|:\d*|localhost:\d+|[\w.-]+:\d+)(/[^\s#]*)?$", re.IGNORECASE)
+
+
+def http_effect(inv: Invocation) -> VerbFinding | None:
+    """What a writing HTTP call to an API does, read from its URL's path and query words."""
+    if inv.program.lower() not in HTTP_CLIENTS or _method(inv) not in HTTP_WRITES:
+        return None
+    for arg in inv.args:
+        found = _URL.match(arg)
+        if not found or not found.group(1):
+            continue
+        words = [w for w in re.split(r"[/?&=]+", found.group(1)) if w]
+        every = [p for w in words for p in parts(w)]
+        for word in every:
+            effect = API_VERBS.get(word) or _classify(word, every)
+            if effect:
+                return VerbFinding(effect, found.group(1))
+    return None
+
+
+def _method(inv: Invocation) -> str:
+    """The HTTP method: -X/--request/--method, httpie's leading METHOD, else POST when data is sent."""
+    args = list(inv.args)
+    for n, arg in enumerate(args):
+        low = arg.lower()
+        if low in ("-x", "--request", "--method") and n + 1 < len(args):
+            return args[n + 1].lower()
+        if arg.startswith("-X") and len(arg) > 2:
+            return low[2:]  # curl -XPOST
+        for prefix in ("--request=", "--method="):
+            if low.startswith(prefix):
+                return low[len(prefix):]
+    positionals = [a for a in args if not a.startswith("-")]
+    if positionals and positionals[0].lower() in ("post", "put", "patch", "delete", "get", "head"):
+        return positionals[0].lower()  # httpie: http POST URL
+    if any(a.split("=", 1)[0] in _DATA_FLAGS for a in args):
+        return "post"
+    return "get"
+
+
 def verb_effect(inv: Invocation) -> VerbFinding | None:
     """What the verb of a command does, when it deletes, stops or disables something."""
+    if inv.program.lower() in HTTP_CLIENTS:
+        return http_effect(inv)
     program = inv.program
     if not program or program.lower() in SOFTWARE | SANDBOXES | READ_PROGRAMS:
         return None

@@ -234,3 +234,41 @@ def test_disks_logs_modules_and_rehearsals(command: str, expect: str) -> None:
 ])
 def test_scripts_nobody_reviewed_and_syntax_checks(command: str, expect: str) -> None:
     assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("postgres=# VACUUM FULL orders;", "warn"),
+    ("VACUUM (VERBOSE, ANALYZE) orders;", "none"),
+    ("psql -c \"ALTER SYSTEM SET fsync = off\"", "warn"),
+    ("mysql> FLUSH TABLES WITH READ LOCK;", "warn"),
+    ("mysql> RENAME TABLE orders TO orders_old;", "warn"),
+    ("mysql> PURGE BINARY LOGS BEFORE NOW();", "warn"),
+    ("postgres=# DROP OWNED BY legacy_app CASCADE;", "warn"),
+    ("postgres=# ALTER ROLE reporting WITH SUPERUSER;", "warn"),
+    ("GRANT SELECT ON orders TO reporting;", "none"),
+    ("postgres=# EXPLAIN ANALYZE DELETE FROM orders;", "warn"),  # EXPLAIN ANALYZE runs it
+    ("EXPLAIN DELETE FROM orders;", "none"),
+    ("mysql> DROP TEMPORARY TABLE IF EXISTS tmp_dupes;", "none"),
+    ("sqlcmd -S sql01 -Q \"DBCC CHECKDB (Orders, REPAIR_ALLOW_DATA_LOSS)\"", "warn"),
+    ("redis:6379> REPLICAOF 10.0.2.15 6379", "warn"),
+    ("redis-cli REPLICAOF NO ONE", "none"),
+    ("redis:6379> CLIENT KILL TYPE normal", "warn"),
+    ("redis-cli CLIENT KILL ID 42", "none"),
+])
+def test_what_dbas_know_is_dangerous(command: str, expect: str) -> None:
+    assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("curl -X POST -g 'http://prometheus:9090/api/v1/admin/tsdb/delete_series?match[]={job=\"node\"}'", "warn"),
+    ("curl -X POST -H \"Fastly-Key: $K\" https://api.fastly.com/service/$SID/purge_all", "warn"),
+    ("curl -X POST -u admin:$T https://jenkins.example.com/exit", "warn"),
+    ("curl -X POST https://api.datadoghq.com/api/v1/monitor/mute_all", "warn"),
+    ("curl -X POST 'http://solr:8983/solr/admin/collections?action=DELETE&name=products'", "warn"),
+    ("curl -X POST localhost:9200/orders/_search -d '{}'", "none"),
+    ("curl -s https://example.com/api/delete_series", "none"),  # a GET reads
+    ("curl -X POST https://api.example.com/v1/search -d q=delete", "none"),
+    ("docker compose down", "none"),
+])
+def test_what_an_api_call_does_is_in_its_path(command: str, expect: str) -> None:
+    assert worst(command) == expect
