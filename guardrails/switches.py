@@ -113,12 +113,13 @@ def _setting(before: str) -> str | None:
 
 def _loosening_flag(inv: Invocation) -> str | None:
     """A flag that switches a protection off by its own name (`spctl --master-disable`, `--insecure-skip-tls-verify`)."""
-    for arg in inv.args:
+    for n, arg in enumerate(inv.args):
         if not arg.startswith("-"):
             continue
         name = arg.split("=", 1)[0]
         if _LOOSENS.search(name) and (_PROTECTS.search(name) or _PROTECTS.search(inv.program)):
-            value = arg.split("=", 1)[1].lower() if "=" in arg else "true"
+            following = inv.args[n + 1].lower() if n + 1 < len(inv.args) else ""
+            value = arg.split("=", 1)[1].lower() if "=" in arg else following if following in OFF | ON else "true"
             if value not in OFF:
-                return name
+                return name  # -DisableRealtimeMonitoring $true (or no value); not ... $false
     return None

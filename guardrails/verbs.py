@@ -44,6 +44,9 @@ SOFTWARE = frozenset({
 })
 # Local sandboxes on the engineer's own machine: deleting a kind or minikube cluster loses nothing shared.
 SANDBOXES = frozenset({"kind", "minikube", "k3d", "colima", "limactl", "multipass", "vagrant", "podman-machine"})
+# Removing someone's membership or a binding takes access away; it destroys nothing (Remove-ADGroupMember,
+# remove-iam-policy-binding).
+ACCESS_ENTRIES = frozenset({"member", "members", "membership", "binding", "bindings"})
 # Words that say a deletion keeps what matters (retention) or that what is flushed is a cache.
 KEEPS = frozenset({"retain", "keep", "keeping"})
 CACHES = frozenset({"cache", "caches", "cached"})
@@ -164,7 +167,7 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
         return found
     words = leading_words(inv)[1:]
     every = {p for w in words for p in parts(w)}
-    if KEEPS & every or CACHES & every:
+    if KEEPS & every or CACHES & every or ACCESS_ENTRIES & every:
         return None  # `wal-g delete retain FULL 7` keeps seven; `resolvectl flush-caches` empties a cache
     for word in words:
         split = parts(word)
@@ -186,7 +189,7 @@ def _named_by_verb(program: str) -> VerbFinding | None:
     if len(split) < 2:
         return None
     verb = next((p for p in split if p in COMPOUND_LEADS), None)
-    if verb is None or any(p in READS for p in split):
+    if verb is None or any(p in READS for p in split) or any(p.endswith(tuple(ACCESS_ENTRIES)) for p in split):
         return None
     return VerbFinding("destroys_data" if verb in DESTROYS else "takes_down", program)
 

@@ -18,6 +18,7 @@ from guardrails.fanout import parallel, xargs
 from guardrails.foreign import windows_command
 from guardrails.interpreters import Program
 from guardrails.invocation import Invocation
+from guardrails.resolve import is_parameter
 from guardrails.runners import detector, fetches, run, runner, unresolved
 from guardrails.shell import parse_shell
 from guardrails.sql import sql_invocations
@@ -136,6 +137,8 @@ def _fleet(inv: Invocation) -> list[Invocation]:
         start = command_start(args[1:], KNIFE_SSH_VALUES, skip=1) + 1
         return parse_shell(" ".join(args[start:])) if start < len(args) else []
     if inv.program == "ansible":
+        if "--check" in args or "-C" in args:
+            return []  # check mode reports what would change and changes nothing
         scripts = option_values(args, frozenset({"-a", "--args"}))
         modules = {m.rsplit(".", 1)[-1] for m in option_values(args, frozenset({"-m", "--module-name"}))}
         if modules & {"file"}:
@@ -283,7 +286,14 @@ def _sql(inv: Invocation) -> list[Invocation]:
         scripts = [" ".join(positionals[1:])] if len(positionals) > 1 else []
     if inv.stdin and inv.stdin_from != "remote":
         scripts.append(inv.stdin)
+    if any(_is_variable(script.strip()) for script in scripts):
+        return [detector(inv, "opaque_command")]  # psql -c "$SQL": the statement is in a variable
     return [s for script in scripts for s in sql_invocations(script, dialect)]
+
+
+def _is_variable(word: str) -> bool:
+    """A word that is one variable, POSIX or Windows (`$SQL`, `${SQL}`, `%HOTFIX_SQL%`)."""
+    return is_parameter(word) or bool(re.fullmatch(r"%\w+%", word))
 
 
 def _installs_download(inv: Invocation) -> list[Invocation]:

@@ -272,3 +272,17 @@ def test_what_dbas_know_is_dangerous(command: str, expect: str) -> None:
 ])
 def test_what_an_api_call_does_is_in_its_path(command: str, expect: str) -> None:
     assert worst(command) == expect
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("sudo -u postgres psql -c \"$SQL\"", "warn"),  # the statement is in a variable: cannot tell
+    ("sqlcmd -S SQL01 -Q %HOTFIX_SQL%", "warn"),
+    ("psql -c 'select 1'", "none"),
+    ("Set-MpPreference -DisableRealtimeMonitoring $false", "none"),  # switches protection back on
+    ("net localgroup administrators", "none"),  # lists the members
+    ("Remove-ADGroupMember -Identity 'Domain Admins' -Members svc_jenkins -Confirm:$false", "none"),
+    ("gcloud projects remove-iam-policy-binding media-prod --member=allUsers --role=roles/viewer", "none"),
+    ("ansible web -b -m service -a 'name=nginx state=stopped' --check", "none"),
+])
+def test_variables_as_code_and_access_taken_away(command: str, expect: str) -> None:
+    assert worst(command) == expect
