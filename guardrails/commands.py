@@ -20,8 +20,6 @@ from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
 
-
-
 def invocations(command: str) -> list[Invocation]:
     """Every simple command and SQL statement a command line runs, wrappers unwrapped."""
     text = mask_placeholders(unprompted_text(command))
@@ -60,11 +58,8 @@ def _shape_matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
     """Program, subcommand, flags, arguments and operand classes (for non-SQL rules)."""
     view = read_args(inv.args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
     words = view.positionals
-    if len(words) < len(rule.subcommand):
+    if not _subcommand_fits(rule, words):
         return False
-    for word, alternatives in zip(words, rule.subcommand):
-        if not any(fnmatchcase(word.lower(), alt.lower()) for alt in alternatives):
-            return False
     if rule.flags_all and not all(_any(view.flags, (f,)) for f in rule.flags_all):
         return False
     if (rule.flags_any and not _any(view.flags, rule.flags_any)) or _any(view.flags, rule.flags_none):
@@ -81,13 +76,22 @@ def _shape_matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
     return True
 
 
+def _subcommand_fits(rule: Rule, words: tuple[str, ...]) -> bool:
+    """The rule's leading positional words (alternatives each) begin the command's positionals."""
+    return len(words) >= len(rule.subcommand) and all(
+        any(fnmatchcase(word.lower(), alt.lower()) for alt in alternatives)
+        for word, alternatives in zip(words, rule.subcommand))
+
+
+def _named_args_fit(rule: Rule, args: tuple[str, ...]) -> bool:
+    """args_any and args_all against the lower-cased arguments."""
+    return (not rule.args_any or _any(args, rule.args_any)) and all(
+        _any(args, alternatives) for alternatives in rule.args_all)
+
+
 def _args_match(rule: Rule, args: tuple[str, ...]) -> bool:
     """args_any, args_all and args_none against the lower-cased arguments."""
-    if rule.args_any and not _any(args, rule.args_any):
-        return False
-    if any(not _any(args, alternatives) for alternatives in rule.args_all):
-        return False
-    return not (rule.args_none and _any(args, rule.args_none))
+    return _named_args_fit(rule, args) and not (rule.args_none and _any(args, rule.args_none))
 
 
 def written(inv: Invocation) -> str | None:
@@ -188,13 +192,10 @@ def _considered(inv: Invocation, policy: Policy) -> bool:
     # The default rules too: an operator who turned a rule off wants its commands to pass.
     rules = policy.rules if policy is default_policy() else (*policy.rules, *default_policy().rules)
     for rule in _candidates(rules, inv.program):
-        if not rule.program or len(view.positionals) < len(rule.subcommand):
-            continue
-        if (rule.targets and not rule.targets & _PATH_CLASSES) or rule.redirect_to or rule.content_any:
+        if not rule.program or (rule.targets and not rule.targets & _PATH_CLASSES) or rule.redirect_to \
+                or rule.content_any:
             continue  # a pattern around the command (a listing piped into it, what it writes where), not the command
-        if all(any(fnmatchcase(w.lower(), alt.lower()) for alt in alts)
-               for w, alts in zip(view.positionals, rule.subcommand)) and (
-                not rule.args_any or _any(args, rule.args_any)) and all(_any(args, alts) for alts in rule.args_all):
+        if _subcommand_fits(rule, view.positionals) and _named_args_fit(rule, args):
             return True
     return False
 

@@ -12,6 +12,7 @@ verdict stands.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from guardrails.invocation import Invocation, read_args
@@ -176,7 +177,7 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
         if split[0] in READS:
             return None  # `vault audit list`, `kubectl auth can-i delete`
         for verb in _verbs(word, split):
-            effect = _classify(verb, [p for w in words for p in parts(w)])
+            effect = _classify(verb, every)
             if effect:
                 return VerbFinding(effect, word)
     return None
@@ -219,7 +220,7 @@ def _powershell(program: str) -> VerbFinding | None:
     return VerbFinding(effect, program)
 
 
-def _classify(verb: str, context: list[str]) -> str | None:
+def _classify(verb: str, context: Collection[str]) -> str | None:
     if verb in DESTROYS or verb in TAKES_DOWN:
         if SECURITY_NOUNS.intersection(context):
             return "weakens_security"
