@@ -20,8 +20,9 @@ from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
 
-def invocations(command: str) -> list[Invocation]:
-    """Every simple command and SQL statement a command line runs, wrappers unwrapped."""
+def invocations(command: str, policy: Policy | None = None) -> list[Invocation]:
+    """Every simple command and SQL statement a command line runs, wrappers unwrapped (with a policy,
+    not the ones its dry-run flags say only rehearse)."""
     text = mask_placeholders(unprompted_text(command))
     if looks_like_sql(text):
         top = sql_invocations(text)
@@ -29,7 +30,8 @@ def invocations(command: str) -> list[Invocation]:
         top = powershell(text)
     else:
         top = parse_shell(text)
-    return [inner for inv in top for inner in expand(inv)]
+    rehearses = (lambda inv: _dry_run(inv, policy)) if policy is not None else None
+    return [inner for inv in top for inner in expand(inv, rehearses=rehearses)]
 
 
 def _any(values: frozenset[str] | tuple[str, ...], patterns: tuple[str, ...]) -> bool:
@@ -142,7 +144,7 @@ def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
     """Findings for one command line or SQL statement, worst first (one per rule group). A command
     no rule matched is judged by its verb (guardrails/verbs.py)."""
     policy = policy or default_policy()
-    found = invocations(command)
+    found = invocations(command, policy)
     best = _matched(found, policy)
     if not best:
         best = _matched([v for inv in found if (v := _by_verb(inv, policy)) is not None], policy)

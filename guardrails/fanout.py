@@ -65,8 +65,6 @@ def xargs(inv: Invocation, start: int) -> list[Invocation]:
 def parallel(inv: Invocation) -> list[Invocation]:
     """GNU parallel CMD ::: ARGS (or ARGS on stdin): CMD once per argument, through a shell; no CMD: ARGS run."""
     args = inv.args
-    if "--dry-run" in args or "--dryrun" in args:
-        return []  # parallel prints the commands it would run
     marks = [i for i, a in enumerate(args) if a.startswith(":::")]
     head = args[:marks[0]] if marks else args
     command = " ".join(head[command_start(head, PARALLEL_VALUES):])

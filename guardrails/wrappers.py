@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from guardrails.carriers import as_command, carried, command_start, option_values
@@ -137,8 +138,6 @@ def _fleet(inv: Invocation) -> list[Invocation]:
         start = command_start(args[1:], KNIFE_SSH_VALUES, skip=1) + 1
         return parse_shell(" ".join(args[start:])) if start < len(args) else []
     if inv.program == "ansible":
-        if "--check" in args or "-C" in args:
-            return []  # check mode reports what would change and changes nothing
         scripts = option_values(args, frozenset({"-a", "--args"}))
         modules = {m.rsplit(".", 1)[-1] for m in option_values(args, frozenset({"-m", "--module-name"}))}
         if modules & {"file"}:
@@ -361,10 +360,11 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
     return carrying if carrying is not None else _exec_in_container(inv)
 
 
-def expand(inv: Invocation, depth: int = 0) -> list[Invocation]:
-    """The invocation and, recursively, every command or SQL statement it runs."""
+def expand(inv: Invocation, depth: int = 0, rehearses: Callable[[Invocation], bool] | None = None) -> list[Invocation]:
+    """The invocation and, recursively, every command or SQL statement it runs; a carrier that only
+    rehearses (`rehearses`: parallel --dry-run, ansible --check) runs nothing it carries."""
     out = [inv]
-    if depth < MAX_DEPTH:
+    if depth < MAX_DEPTH and not (rehearses and rehearses(inv)):
         for inner in _unwrap(inv):
-            out.extend(expand(inner, depth + 1))
+            out.extend(expand(inner, depth + 1, rehearses))
     return out
