@@ -58,6 +58,8 @@ def windows_command(inv: Invocation) -> Invocation | None:
         program = _CMD_BUILTINS[name]
         return Invocation(program=program, args=tuple(_volumes(args) if program == "mkfs" else args))
     return None
+
+
 _PS_DOWNLOAD = re.compile(r"\.Download(?:String|Data|File)\s*\(|Net\.WebClient|Invoke-(?:WebRequest|RestMethod)"
                           r"|\b(?:iwr|irm)\b", re.IGNORECASE)
 _PS_EVAL = re.compile(r"\b(?:iex|Invoke-Expression)\b|\[scriptblock\]::Create|&\s*\(", re.IGNORECASE)
