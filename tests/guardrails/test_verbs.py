@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from guardrails import check_command, load_policy
-from guardrails.verbs import parts, verb_effect
 from guardrails.commands import invocations
+from guardrails.verbs import parts, verb_effect
 
 
 def _rules(command: str, policy=None) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
@@ -30,6 +30,11 @@ def _rules(command: str, policy=None) -> list[tuple[str, str]]:  # type: ignore[
     ("sudo talosctl shutdown -n 10.0.0.2", "verb-takes-down"),
     ("vault audit disable file/", "verb-weakens-security"),
     ("hcloud firewall delete fw-prod", "verb-weakens-security"),
+    # topic verbs (heroku pg:reset) and scripts named for what they do
+    ("heroku pg:reset DATABASE_URL --confirm acme-api", "verb-destroys"),
+    ("firebase firestore:delete --all-collections --force", "verb-destroys"),
+    ("kafka-server-stop.sh", "verb-takes-down"),
+    ("sudo /usr/local/bin/k3s-uninstall.sh", "verb-destroys"),
 ])
 def test_a_tool_no_rule_knows_is_judged_by_its_verb(command: str, rule: str) -> None:
     assert _rules(command) == [(rule, "warn")]
@@ -70,16 +75,6 @@ def test_verbs_are_read_from_compound_words() -> None:
     found = verb_effect(invocations("scw instance server terminate 11111111")[0])
     assert found is not None and found.effect == "destroys_data" and found.verb == "terminate"
     assert verb_effect(invocations("ceph osd ok-to-stop 12")[0]) is None, "a question, not an action"
-
-
-@pytest.mark.parametrize("command, rule", [
-    ("heroku pg:reset DATABASE_URL --confirm acme-api", "verb-destroys"),
-    ("firebase firestore:delete --all-collections --force", "verb-destroys"),
-    ("kafka-server-stop.sh", "verb-takes-down"),
-    ("sudo /usr/local/bin/k3s-uninstall.sh", "verb-destroys"),
-])
-def test_topic_verbs_and_scripts_named_for_what_they_do(command: str, rule: str) -> None:
-    assert _rules(command) == [(rule, "warn")]
 
 
 def test_local_sandboxes_and_rehearsals_are_quiet() -> None:
