@@ -108,12 +108,13 @@ def _by_document(hits: Sequence[ScoredChunk]) -> tuple[list[float], list[float]]
     return sorted(lexical.values(), reverse=True), sorted(fused.values(), reverse=True)
 
 
-def confidence(
+def assess(
     hits: Sequence[ScoredChunk], query: str, query_idf: float, unknown_idf: float = 0.0, chunks: int = 0,
     model: ConfidenceModel | None = None,
-) -> float:
-    """How likely the top hit answers the query (the embedder's model over `confidence_features`)."""
+) -> tuple[float, dict[str, float]]:
+    """How likely the top hit answers the query (the model over `confidence_features`, the default
+    embedder's unless given), and the features it read; without hits, 0 and none."""
     if not hits:
-        return 0.0
-    return (model or MODELS[DEFAULT_MODEL]).probability(
-        confidence_features(hits, query, query_idf, unknown_idf, chunks))
+        return 0.0, {}
+    features = confidence_features(hits, query, query_idf, unknown_idf, chunks)
+    return (model or MODELS[DEFAULT_MODEL]).probability(features), features

@@ -18,7 +18,7 @@ from psycopg_pool import AsyncConnectionPool
 from retrieval import candidates, lexical, ranking
 from retrieval.analyzer import analyze
 from retrieval.chunking import contextual_text
-from retrieval.confidence import confidence_features, model_for
+from retrieval.confidence import assess, model_for
 from retrieval.embed import Embedder, embed_query
 from retrieval.feedback_model import FeedbackModel, apply_feedback
 from retrieval.lexicon import expand
@@ -213,9 +213,8 @@ async def hybrid_search(
         t1 = time.perf_counter()
         hits = await _rerank(reranker, query, hits, config)
         timings["rerank"] = (time.perf_counter() - t1) * 1000
-    features = confidence_features(hits, query, mass.known, mass.unknown, mass.chunks) if hits else {}
     model = model_for(getattr(embedder, "backend", ""), getattr(embedder, "model", ""))
-    conf = model.probability(features) if hits else 0.0
+    conf, features = assess(hits, query, mass.known, mass.unknown, mass.chunks, model)
     if hits and hits[0].document_path in pinned:  # the alert itself names the runbook
         conf = max(conf, LINKED_CONFIDENCE)
     closest = list(dict.fromkeys(h.document_title for h in hits))[:3]

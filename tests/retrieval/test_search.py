@@ -11,7 +11,7 @@ import pytest
 from psycopg import sql
 
 from retrieval import candidates, db, ranking, store
-from retrieval.confidence import FEATURES, confidence
+from retrieval.confidence import FEATURES, assess
 from retrieval.ingest import IngestOptions, ingest
 from retrieval.search import (
     candidate_params, classify_query, fetch_candidates, hybrid_search, load_texts, plain_terms,
@@ -458,11 +458,11 @@ def test_dedupe_and_budget_helpers() -> None:
 
 
 def test_confidence_is_zero_without_hits_and_rises_with_evidence() -> None:
-    assert confidence([], "anything", 0.0) == 0.0
+    assert assess([], "anything", 0.0) == (0.0, {})
     weak = _chunk(1, lex=(1, 1.0), dense=(1, 0.2))
     strong = _chunk(2, lex=(1, 10.0), dense=(1, 0.8))
     strong.boosts = {"name_match": 0.3}
-    assert confidence([strong], "q", 5.0) > confidence([weak], "q", 5.0)
+    assert assess([strong], "q", 5.0)[0] > assess([weak], "q", 5.0)[0]
 
 
 def test_a_folders_readme_yields_to_its_specific_page() -> None:
