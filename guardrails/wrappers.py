@@ -167,7 +167,7 @@ def _module(module: str, arguments: str) -> Invocation | None:
     fields = dict(w.split("=", 1) for w in arguments.replace("'", "").replace('"', "").split() if "=" in w)
     name, state = fields.get("name", ""), fields.get("state", "")
     kind = ANSIBLE_MODULES[module]
-    if kind == "service" and state == "stopped" or kind == "service" and fields.get("enabled") in ("no", "false"):
+    if kind == "service" and (state == "stopped" or fields.get("enabled") in ("no", "false")):
         return Invocation(program="systemctl", args=("stop" if state == "stopped" else "disable", name))
     if kind == "package" and state == "absent":
         return Invocation(program="apt-get", args=("remove", *name.split(",")))
