@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from guardrails.foreign import powershell
 from guardrails.invocation import Invocation
-from guardrails.resolve import closing
+from guardrails.resolve import closing, is_parameter
 from guardrails.shell import parse_shell, program_name
 
 
@@ -59,8 +59,8 @@ def as_command(words: tuple[str, ...], parent: Invocation, dynamic: bool = False
     if not words:
         return []
     return [Invocation(program=program_name(words[0]), args=words[1:], redirects=parent.redirects,
-                       stdin=parent.stdin, stdin_from=parent.stdin_from, cwd=parent.cwd, fetched=parent.fetched,
-                       dynamic=parent.dynamic or dynamic, feed=parent.feed)]
+                       stdin=parent.stdin, stdin_from=parent.stdin_from, stdin_file=parent.stdin_file, cwd=parent.cwd,
+                       fetched=parent.fetched, dynamic=parent.dynamic or dynamic, feed=parent.feed)]
 
 
 @dataclass(frozen=True)
@@ -160,6 +160,8 @@ def _scripts(inv: Invocation, texts: list[str]) -> list[Invocation]:
     """Script text run on a machine: PowerShell when the run-command document says so, else a shell."""
     windows = any(_POWERSHELL_DOCUMENTS.search(a) for a in inv.args)
     texts = [t for t in texts if not t.startswith(("@", "file://", "fileb://"))]  # a local file: not known
+    if any(is_parameter(t.strip(), positional=True) for t in texts):  # --command "$1": in a variable
+        return [Invocation(program=inv.program, detector="opaque_command")]
     return [found for text in texts for found in (powershell(text) if windows else parse_shell(text))]
 
 
@@ -177,8 +179,16 @@ def _rest(inv: Invocation, carrier: Carrier) -> list[Invocation]:
     return as_command(words, inv)
 
 
+def _cmd_exe(inv: Invocation) -> list[Invocation]:
+    """`cmd /c COMMAND` (or /k): the rest of the line is the command."""
+    at = next((i for i, a in enumerate(inv.args) if a.lower() in ("/c", "/k")), None)
+    return parse_shell(" ".join(inv.args[at + 1:])) if at is not None and at + 1 < len(inv.args) else []
+
+
 def carried(inv: Invocation) -> list[Invocation] | None:
     """What a carrier tool runs; None when the invocation carries no command."""
+    if inv.program.lower() in ("cmd", "cmd.exe"):
+        return _cmd_exe(inv)
     if inv.program == "aws" and "ssm" in inv.args and {"send-command", "start-session", "create-association",
                                                          "update-association"} & set(inv.args):
         return _scripts(inv, [c for value in option_values(inv.args, frozenset({"--parameters"}))

@@ -13,6 +13,7 @@ encoded code, and code that evaluates what it downloads (`eval(file_get_contents
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from guardrails.invocation import Invocation
 from guardrails.shell import parse_shell
@@ -51,8 +52,11 @@ def windows_command(inv: Invocation) -> Invocation | None:
     given Windows arguments (`del /s /q C:\\*`, `format D: /Q`) written directly, as the POSIX command
     with the same effect; None for anything else (`rmdir /tmp/x` is the POSIX rmdir)."""
     name = inv.program.lower()
-    if _CMDLET.match(inv.program):
-        return _ps_command([inv.program, *inv.args])
+    if _CMDLET.match(inv.program):  # also gitlab-psql, gitlab-ctl: unchanged, with their input
+        found = _ps_command([inv.program, *inv.args])
+        return replace(found, stdin=inv.stdin, stdin_from=inv.stdin_from, stdin_file=inv.stdin_file,
+                       redirects=inv.redirects, cwd=inv.cwd,
+                       fetched=inv.fetched, dynamic=inv.dynamic, feed=inv.feed)
     if name in _CMD_BUILTINS and any(_WINDOWS_ARG.match(a) for a in inv.args):
         args = [_CMD_FLAGS.get(a.lower(), a) for a in inv.args]
         program = _CMD_BUILTINS[name]

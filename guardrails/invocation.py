@@ -36,6 +36,7 @@ class Invocation:
     sql: frozenset[str] = frozenset()  # statement kinds when this is SQL
     detector: str = ""  # e.g. "fork_bomb", "remote_code"
     stdin_from: str | None = None  # where piped input comes from: literal, file, remote, decoded, program
+    stdin_file: str | None = None  # the file redirected into it (`< fix.sql`), when stdin_from is "file"
     cwd: str | None = None  # working directory after an earlier `cd` on the line, when known
     fetched: frozenset[str] = frozenset()  # files downloaded earlier on the line (curl -o F), by base name
     feed: tuple[str, ...] = ()  # the command (program, args) whose output is piped in, when it is another program
@@ -139,9 +140,10 @@ def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str,
     return "data" if base.startswith("/") and path_matches(base, data_paths) else "path"
 
 
-_PLACEHOLDER = re.compile(r"<([A-Za-z][\w.:/-]*)>")
+# <pod-name>, <DB IP>: a word, or words of letters with single spaces between them (not `<in >out`).
+_PLACEHOLDER = re.compile(r"<([A-Za-z][\w.:/-]*|[A-Za-z]\w*(?: [A-Za-z]\w*)+)>")
 
 
 def mask_placeholders(text: str) -> str:
     """Turn runbook placeholders like <pod-name> into words of the same length (_pod-name_)."""
-    return _PLACEHOLDER.sub(lambda m: f"_{m.group(1)}_", text)
+    return _PLACEHOLDER.sub(lambda m: f"_{m.group(1).replace(' ', '_')}_", text)

@@ -22,7 +22,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _POSITIONAL = re.compile(r"[0-9@*]")  # $1, $@: known inside a function called on the line
 _ELEMENT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*]|[0-9]+)\]\}")  # ${name[@]}, ${name[0]}
 _ALL_POSITIONAL = re.compile(r"\$@|\$\{@\}")  # "$@": the positional parameters, one field each
-_SIMPLE_PARAM = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|[@*]|\{[@*]\})")
+# One variable, as a shell (`$CMD`, `${CMD}`, `$1`, `$@`), cmd.exe (`%FIX%`) or PowerShell (`$env:FIX`) writes it.
+_SIMPLE_PARAM = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|[@*]|\{[@*]\}"
+                           r"|env:[A-Za-z_][A-Za-z0-9_]*)|%[A-Za-z_][A-Za-z0-9_]*%")
+_POSITIONAL_PARAM = re.compile(r"\$(?:[0-9]|\{[0-9]+\})")
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "v": "\v",
          "f": "\f", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 _ANSI_CODE = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|.)", re.DOTALL)
@@ -69,9 +72,11 @@ class Env:
             self.cwd = posixpath.normpath(posixpath.join(self.cwd, target)) if self.cwd else None
 
 
-def is_parameter(word: str) -> bool:
-    """Whether a word is exactly one unresolved variable (`$CMD`, `${CMD}`, `$@`): its content is unknown."""
-    return bool(_SIMPLE_PARAM.fullmatch(word))
+def is_parameter(word: str, positional: bool = False) -> bool:
+    """Whether a word is exactly one unresolved variable (`$CMD`, `${CMD}`, `$@`, `%CMD%`, `$env:CMD`): its
+    content is unknown. With positional, `$1` too: code handed over as an argument (`sh -c "$1"`); as a
+    program name it is mostly a prepared statement's `($1)` in pasted SQL."""
+    return bool(_SIMPLE_PARAM.fullmatch(word) or (positional and _POSITIONAL_PARAM.fullmatch(word)))
 
 
 def closing(text: str, start: int, opening: str, closer: str) -> int:

@@ -4,8 +4,9 @@ Where the code is known (a -c string, a heredoc, `echo ... |`, a decoded literal
 like any command. Where it is not, the invocation becomes a detector finding about its origin:
 `remote_code` (fetched from the network: `curl | sh`, `sh <(curl)`, `bash -c "$(curl)"`,
 `curl -o f URL && sh f` with no checksum check between),
-`encoded_code` (decoded before it runs: `base64 -d | sh`) and `opaque_command` (the program or script
-is an unresolved variable, or another program's output: `eval "$CMD"`, `... | sed ... | sh`).
+`encoded_code` (decoded before it runs: `base64 -d | sh`), `opaque_command` (the program or script
+is an unresolved variable, or another program's output: `eval "$CMD"`, `... | sed ... | sh`) and
+`unseen_script` (read from a file the line does not show: `bash -s < fix.sh`, `psql < hotfix.sql`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,29 @@ SETUP_WORDS = frozenset({"completion", "init", "env", "shellenv", "hook", "activ
                          "-s", "--sh", "path"})
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 _URL = re.compile(r"(?i)^(?:https?|ftp)://")  # deno run https://..., a script run straight from the network
+
+
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_@*]|%[A-Za-z_]\w*%")
+_SCRIPT_SUFFIX = re.compile(r"(?i)\.(?:sh|bash|py|rb|pl|ps1|bat|cmd|sql|js|exe)$")
+
+
+def unknown_name(path: str) -> bool:
+    """Whether which program or script a path names is in a variable: `$CMD`, `/scripts/$STEP.sh`,
+    `"$DIR/$ACTION.sh"` (`$KAFKA_HOME/bin/kafka-topics.sh` names its program)."""
+    name = re.split(r"[/\\]", path)[-1]
+    if is_parameter(path):
+        return True
+    looks_like_a_file = name != path or bool(_SCRIPT_SUFFIX.search(name))  # not PowerShell's $_.Status
+    return looks_like_a_file and bool(_VARIABLE.search(name)) and not name.endswith("$")  # not $body$ quoting
+
+
+_NOBODYS = re.compile(r"(?i)^(?:/tmp|/var/tmp|/dev/shm)/|(?:^|[/\\])downloads[/\\]|^%temp%|^\$env:temp|[/\\]temp[/\\]")
+
+
+def nobodys_file(path: str | None) -> bool:
+    """A script or SQL file nobody reviewed: one a variable names, or one in a scratch or download folder
+    (a runbook's own `./scripts/fix.sh` or `migrations/001.sql` is the team's)."""
+    return bool(path) and (bool(_VARIABLE.search(path)) or bool(_NOBODYS.search(path.strip("'\""))))
 
 
 def detector(inv: Invocation, name: str) -> Invocation:
@@ -102,7 +126,20 @@ def _from_stdin(inv: Invocation, lang: str) -> list[Invocation]:
         return [detector(inv, "encoded_code"), *found]
     if origin == "program":
         return [detector(inv, "opaque_command")]
+    if origin == "file" and nobodys_file(inv.stdin_file):  # bash -s < /tmp/fix.sh, python3 - < "$PATCH"
+        return [detector(inv, "unseen_script")]
     return found
+
+
+def _setup(inner: list[Invocation]) -> bool:
+    """Whether the last of some commands prints shell environment setup (`ssh-agent -s`, `kubectl completion bash`)."""
+    return bool(inner) and (inner[-1].program in ENV_SETUP or bool(SETUP_WORDS & set(inner[-1].args)))
+
+
+def _generated(script: str) -> bool:
+    """A script that is another program's output (`source <(kubectl get cm hooks -o jsonpath=...)`), not
+    environment setup (`source <(kubectl completion bash)`)."""
+    return script.startswith(("<(", "$(", "`")) and not _setup(parse_shell(script))
 
 
 def run(inv: Invocation, program: Program) -> list[Invocation]:
@@ -113,13 +150,14 @@ def run(inv: Invocation, program: Program) -> list[Invocation]:
         if program.language != "sh" and fetches(program.code):  # a shell's code is parsed: see unresolved()
             return [detector(inv, "remote_code")]
         code = program.code.strip()
-        if (program.language != "sh" and is_parameter(code)) or (inv.dynamic and code in ("{}", "{+}")):
+        if (program.language != "sh" and is_parameter(code)) or is_parameter(code.strip("'\""), positional=True) \
+                or (inv.dynamic and code in ("{}", "{+}")):
             return [detector(inv, "opaque_command")]  # the code is a variable, or xargs' input
         return _code(program.language, program.code)
     if program.script is not None:
         if fetches(program.script) or downloaded(inv, program.script) or _URL.match(program.script):
             return [detector(inv, "remote_code")]
-        if is_parameter(program.script):
+        if unknown_name(program.script) or _generated(program.script):
             return [detector(inv, "opaque_command")]
         return _from_stdin(inv, program.language) if program.script in STDIN_PATHS else []
     return _from_stdin(inv, program.language) if program.reads_stdin else []
@@ -136,14 +174,17 @@ def unresolved(inv: Invocation) -> list[Invocation] | None:
         if any(decodes(i) for i in inner):  # run what a literal decodes to, too (echo B64 | base64 -d)
             text = output_of(inner[-1]).text
             return [detector(inv, "encoded_code"), *(parse_shell(text) if text else [])]
-        setup = inner and (inner[-1].program in ENV_SETUP or SETUP_WORDS & set(inner[-1].args))
-        if not inv.args and inv.program.startswith("$(") and inner and not setup:  # eval "$(kubectl get cm ...)"
+        if not inv.args and inv.program.startswith("$(") and inner and not _setup(inner):  # eval "$(kubectl get cm ...)"
             return [detector(inv, "opaque_command")]
     if is_parameter(inv.program):
         if inv.args and inv.program.strip("${}").lower() in PREFIX_VARIABLES:
             return [replace(inv, program=program_name(inv.args[0]), args=inv.args[1:])]  # $SUDO CMD: runs CMD
         if not inv.args or not inv.program.islower():  # $HOOK --target prod: set outside the line, unknown
             return [detector(inv, "opaque_command")]  # (lower-case names are loop or local variables)
+    elif unknown_name(inv.program):  # /scripts/$STEP.sh: the script's own name is in a variable
+        return [detector(inv, "opaque_command")]
+    elif inv.dynamic and inv.program in ("{}", "{+}"):
+        return [detector(inv, "opaque_command")]  # find ... -exec {} \;: whatever files it finds
     return None
 
 

@@ -20,7 +20,7 @@ from guardrails.foreign import windows_command
 from guardrails.interpreters import Program
 from guardrails.invocation import Invocation
 from guardrails.resolve import is_parameter
-from guardrails.runners import detector, fetches, run, runner, unresolved
+from guardrails.runners import detector, fetches, nobodys_file, run, runner, unresolved
 from guardrails.shell import parse_shell
 from guardrails.sql import sql_invocations
 
@@ -97,6 +97,17 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "vsql": (frozenset({"-c", "--command"}), None), "usql": (frozenset({"-c", "--command"}), None),
     "influx": (frozenset({"-execute", "--execute"}), None),  # InfluxQL: DROP DATABASE, DROP MEASUREMENT
     "bq": (frozenset(), "bigquery"),  # bq query 'SQL'
+    "sqlplus": (frozenset(), None),  # statements on stdin, or @FILE
+}
+SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements to run (sqlplus: @FILE)
+    "psql": frozenset({"-f", "--file"}), "gitlab-psql": frozenset({"-f", "--file"}),
+    "ysqlsh": frozenset({"-f", "--file"}), "vsql": frozenset({"-f", "--file"}), "usql": frozenset({"-f", "--file"}),
+    "sqlcmd": frozenset({"-i", "--input-file"}), "cqlsh": frozenset({"-f", "--file"}),
+    "ycqlsh": frozenset({"-f", "--file"}), "snowsql": frozenset({"-f", "--filename"}),
+    "trino": frozenset({"-f", "--file"}), "presto": frozenset({"-f", "--file"}), "spark-sql": frozenset({"-f"}),
+    "hive": frozenset({"-f"}), "beeline": frozenset({"-f"}), "impala-shell": frozenset({"-f", "--query_file"}),
+    "clickhouse-client": frozenset({"--queries-file"}), "clickhouse": frozenset({"--queries-file"}),
+    "mysqlsh": frozenset({"-f", "--file"}), "cockroach": frozenset({"-f", "--file"}),
 }
 SQL_SUBCOMMAND = {"cockroach": "sql", "clickhouse": "client", "bq": "query"}
 LINE_CARRIERS = frozenset({"redis-cli", "valkey-cli", "keydb-cli"})
@@ -122,9 +133,12 @@ def _ssh(inv: Invocation) -> list[Invocation]:
     start = command_start(inv.args, SSH_VALUES, skip=1)
     if start >= len(inv.args):  # no command: the remote login shell reads stdin
         return run(inv, Program("sh", reads_stdin=True))
-    inner = parse_shell(" ".join(inv.args[start:]))
+    remote = " ".join(inv.args[start:])
+    if is_parameter(remote.strip(), positional=True):
+        return [detector(inv, "opaque_command")]  # ssh HOST "$1": the remote command is in a variable
+    inner = parse_shell(remote)
     if inner and inv.stdin_from and inner[0].stdin_from is None:  # ssh host bash <<EOF: the remote command reads it
-        inner[0] = replace(inner[0], stdin=inv.stdin, stdin_from=inv.stdin_from)
+        inner[0] = replace(inner[0], stdin=inv.stdin, stdin_from=inv.stdin_from, stdin_file=inv.stdin_file)
     return inner
 
 
@@ -283,16 +297,17 @@ def _sql(inv: Invocation) -> list[Invocation]:
     scripts = option_values(inv.args, names)
     if inv.program in ("sqlite3", "bq"):  # sqlite3 DB 'SQL', bq query 'SQL'
         scripts = [" ".join(positionals[1:])] if len(positionals) > 1 else []
+    files = option_values(inv.args, SQL_FILES.get(inv.program, frozenset()))
+    files += [p[1:] for p in positionals if inv.program == "sqlplus" and p.startswith("@") and len(p) > 1]
     if inv.stdin and inv.stdin_from != "remote":
         scripts.append(inv.stdin)
-    if any(_is_variable(script.strip()) for script in scripts):
+    if any(is_parameter(script.strip(), positional=True) for script in scripts + files):
         return [detector(inv, "opaque_command")]  # psql -c "$SQL": the statement is in a variable
+    if inv.stdin_from == "remote" and not scripts:
+        return [detector(inv, "remote_code")]  # curl URL | psql: statements from the network
+    if inv.stdin_from == "file" and not scripts and nobodys_file(inv.stdin_file):
+        return [detector(inv, "unseen_script")]  # mysql db < ~/Downloads/fix.sql: what runs is nobody's
     return [s for script in scripts for s in sql_invocations(script, dialect)]
-
-
-def _is_variable(word: str) -> bool:
-    """A word that is one variable, POSIX or Windows (`$SQL`, `${SQL}`, `%HOTFIX_SQL%`)."""
-    return is_parameter(word) or bool(re.fullmatch(r"%\w+%", word))
 
 
 def _installs_download(inv: Invocation) -> list[Invocation]:
