@@ -59,7 +59,7 @@ def as_command(words: tuple[str, ...], parent: Invocation, dynamic: bool = False
     if not words:
         return []
     return [Invocation(program=program_name(words[0]), args=words[1:], redirects=parent.redirects,
-                       stdin=parent.stdin, stdin_from=parent.stdin_from, stdin_file=parent.stdin_file, cwd=parent.cwd,
+                       stdin=parent.stdin, stdin_from=parent.stdin_from, cwd=parent.cwd,
                        fetched=parent.fetched, dynamic=parent.dynamic or dynamic, feed=parent.feed)]
 
 

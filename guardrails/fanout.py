@@ -54,7 +54,7 @@ def xargs(inv: Invocation, start: int) -> list[Invocation]:
     options, words = inv.args[:start], inv.args[start:] or ("echo",)
     if inv.stdin_from != "literal" or not inv.stdin or {"-a", "--arg-file"} & set(options):
         return as_command(words, inv, dynamic=True)
-    plain = replace(inv, stdin=None, stdin_from=None, stdin_file=None)
+    plain = replace(inv, stdin=None, stdin_from=None)
     placeholder = _replace_string(options)
     items = _items(options, inv.stdin, lines=placeholder is not None)
     if placeholder is None:

@@ -54,8 +54,7 @@ def windows_command(inv: Invocation) -> Invocation | None:
     name = inv.program.lower()
     if _CMDLET.match(inv.program):  # also gitlab-psql, gitlab-ctl: unchanged, with their input
         found = _ps_command([inv.program, *inv.args])
-        return replace(found, stdin=inv.stdin, stdin_from=inv.stdin_from, stdin_file=inv.stdin_file,
-                       redirects=inv.redirects, cwd=inv.cwd,
+        return replace(found, stdin=inv.stdin, stdin_from=inv.stdin_from, redirects=inv.redirects, cwd=inv.cwd,
                        fetched=inv.fetched, dynamic=inv.dynamic, feed=inv.feed)
     if name in _CMD_BUILTINS and any(_WINDOWS_ARG.match(a) for a in inv.args):
         args = [_CMD_FLAGS.get(a.lower(), a) for a in inv.args]

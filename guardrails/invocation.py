@@ -36,7 +36,6 @@ class Invocation:
     sql: frozenset[str] = frozenset()  # statement kinds when this is SQL
     detector: str = ""  # e.g. "fork_bomb", "remote_code"
     stdin_from: str | None = None  # where piped input comes from: literal, file, remote, decoded, program
-    stdin_file: str | None = None  # the file redirected into it (`< fix.sql`), when stdin_from is "file"
     cwd: str | None = None  # working directory after an earlier `cd` on the line, when known
     fetched: frozenset[str] = frozenset()  # files downloaded earlier on the line (curl -o F), by base name
     feed: tuple[str, ...] = ()  # the command (program, args) whose output is piped in, when it is another program

@@ -53,15 +53,6 @@ def unknown_name(path: str) -> bool:
     return looks_like_a_file and bool(_VARIABLE.search(name)) and not name.endswith("$")  # not $body$ quoting
 
 
-_NOBODYS = re.compile(r"(?i)^(?:/tmp|/var/tmp|/dev/shm)/|(?:^|[/\\])downloads[/\\]|^%temp%|^\$env:temp|[/\\]temp[/\\]")
-
-
-def nobodys_file(path: str | None) -> bool:
-    """A script or SQL file nobody reviewed: one a variable names, or one in a scratch or download folder
-    (a runbook's own `./scripts/fix.sh` or `migrations/001.sql` is the team's)."""
-    return bool(path) and (bool(_VARIABLE.search(path)) or bool(_NOBODYS.search(path.strip("'\""))))
-
-
 def detector(inv: Invocation, name: str) -> Invocation:
     """A finding-only invocation: this command runs code of this kind."""
     return Invocation(program=inv.program, detector=name)
@@ -126,7 +117,7 @@ def _from_stdin(inv: Invocation, lang: str) -> list[Invocation]:
         return [detector(inv, "encoded_code"), *found]
     if origin == "program":
         return [detector(inv, "opaque_command")]
-    if origin == "file" and nobodys_file(inv.stdin_file):  # bash -s < /tmp/fix.sh, python3 - < "$PATCH"
+    if origin == "file":  # ssh db 'bash -s' < fix.sh, python3 - < "$PATCH": code the line does not show
         return [detector(inv, "unseen_script")]
     return found
 

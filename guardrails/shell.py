@@ -236,8 +236,7 @@ class _Walker:
                     "decoded" if any(decodes(i) for i in found) else "literal")
                 inv.update(stdin=word, stdin_from=origin)
             elif part.type == "<":
-                remote = any(is_fetch(i) for i in found)
-                inv.update(stdin_from="remote" if remote else "file", stdin_file=None if remote else word)
+                inv.update(stdin_from="remote" if any(is_fetch(i) for i in found) else "file")
             elif part.type in OUTPUT_REDIRECTS or part.type == ">&":  # >& FILE (not 2>&1: no word)
                 inv["redirects"].append(word)
 
@@ -270,7 +269,7 @@ class _Walker:
     def _command(self, node: Any) -> list[Invocation]:
         words: list[str] = []
         assignments: list[str] = []
-        fields: dict[str, Any] = {"redirects": [], "stdin": None, "stdin_from": None, "stdin_file": None}
+        fields: dict[str, Any] = {"redirects": [], "stdin": None, "stdin_from": None}
         nested: list[Invocation] = []
         for part in node.parts:
             if part.kind == "word":
@@ -292,8 +291,7 @@ class _Walker:
         if called is not None:
             return [*called, *nested]
         head = Invocation(program=program, args=tuple(words[1:]), redirects=tuple(fields["redirects"]),
-                          stdin=fields["stdin"], stdin_from=fields["stdin_from"], stdin_file=fields["stdin_file"],
-                          cwd=self.env.cwd,
+                          stdin=fields["stdin"], stdin_from=fields["stdin_from"], cwd=self.env.cwd,
                           fetched=frozenset(self.env.fetched))
         self._downloads(head)
         return [head, *nested]

@@ -20,7 +20,7 @@ from guardrails.foreign import windows_command
 from guardrails.interpreters import Program
 from guardrails.invocation import Invocation
 from guardrails.resolve import is_parameter
-from guardrails.runners import detector, fetches, nobodys_file, run, runner, unresolved
+from guardrails.runners import detector, fetches, run, runner, unresolved
 from guardrails.shell import parse_shell
 from guardrails.sql import sql_invocations
 
@@ -138,7 +138,7 @@ def _ssh(inv: Invocation) -> list[Invocation]:
         return [detector(inv, "opaque_command")]  # ssh HOST "$1": the remote command is in a variable
     inner = parse_shell(remote)
     if inner and inv.stdin_from and inner[0].stdin_from is None:  # ssh host bash <<EOF: the remote command reads it
-        inner[0] = replace(inner[0], stdin=inv.stdin, stdin_from=inv.stdin_from, stdin_file=inv.stdin_file)
+        inner[0] = replace(inner[0], stdin=inv.stdin, stdin_from=inv.stdin_from)
     return inner
 
 
@@ -305,9 +305,30 @@ def _sql(inv: Invocation) -> list[Invocation]:
         return [detector(inv, "opaque_command")]  # psql -c "$SQL": the statement is in a variable
     if inv.stdin_from == "remote" and not scripts:
         return [detector(inv, "remote_code")]  # curl URL | psql: statements from the network
-    if inv.stdin_from == "file" and not scripts and nobodys_file(inv.stdin_file):
-        return [detector(inv, "unseen_script")]  # mysql db < ~/Downloads/fix.sql: what runs is nobody's
+    if files or (inv.stdin_from == "file" and not scripts):
+        return [detector(inv, "unseen_script")]  # psql -f fix.sql, mysql db < fix.sql: what it changes is not shown
     return [s for script in scripts for s in sql_invocations(script, dialect)]
+
+
+# Clients that run a file of commands against a live system: options naming the file, or their input.
+FILE_READERS: dict[str, frozenset[str]] = {
+    "mongosh": frozenset({"-f", "--file"}), "mongo": frozenset({"-f", "--file"}),
+    "redis-cli": frozenset(), "valkey-cli": frozenset(), "keydb-cli": frozenset(),
+    "etcdctl": frozenset(), "invoke-sqlcmd": frozenset({"-inputfile"}), "diskpart": frozenset({"/s"}),
+}
+
+
+def _file_reader(inv: Invocation) -> list[Invocation]:
+    """`mongosh --file repair.js`, `mongosh db fix.js`, `redis-cli < commands.txt`, `diskpart /s plan.txt`."""
+    names = FILE_READERS[inv.program]
+    files = option_values(tuple(a.lower() if a.startswith(("-", "/")) else a for a in inv.args), names)
+    if inv.program in ("mongosh", "mongo"):
+        files += [a for a in inv.args if a.endswith(".js") and not a.startswith("-")]
+    if files and any(is_parameter(f.strip(), positional=True) for f in files):
+        return [detector(inv, "opaque_command")]
+    if files or (inv.stdin_from == "file" and (inv.program != "etcdctl" or "txn" in inv.args)):
+        return [detector(inv, "unseen_script")]
+    return []
 
 
 def _installs_download(inv: Invocation) -> list[Invocation]:
@@ -362,6 +383,10 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         return as_command(args[1:], inv)
     if program in SQL_CARRIERS:
         return _sql(inv)
+    if program in FILE_READERS:
+        found = _file_reader(inv)
+        if found:
+            return found
     if program in LINE_CARRIERS and inv.stdin:
         lines = [line.split() for line in inv.stdin.splitlines() if line.strip()]
         return [Invocation(program=program, args=tuple(words)) for words in lines]

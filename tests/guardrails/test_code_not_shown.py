@@ -35,7 +35,20 @@ def worst(command: str) -> str:
     ("source <(kubectl get cm hooks -n ops -o jsonpath='{.data.run}')", "opaque-command"),
     # whatever files find finds
     ("find /opt/hooks -name '*.sh' -exec {} \\;", "opaque-command"),
-    # scripts and SQL fed from a variable, a scratch or a download folder
+    # scripts and SQL fed from a file: which file, and what it changes, the line does not show (blind sets
+    # 12-14 judged the runbook's own files so too: the bot cannot read them either)
+    ("psql < backup-roles.sql", "unseen-script"),
+    ("sudo gitlab-psql -d app < rebuild_indexes.sql", "unseen-script"),
+    ("ssh web-1 bash < fix.sh", "unseen-script"),
+    ("psql -f ./migrations/001_add_index.sql", "unseen-script"),
+    ("mongosh prod --file repair.js", "unseen-script"),
+    ("redis-cli -h cache-1 < commands.txt", "unseen-script"),
+    ("etcdctl txn < txn.txt", "unseen-script"),
+    ("C:\\> diskpart /s C:\\ops\\disk.txt", "unseen-script"),
+    ('ansible-playbook -i inventories/prod "$PLAYBOOK"', "applies-unnamed-file"),
+    ('kubectl apply -f "$MANIFEST_DIR" -n prod', "applies-unnamed-manifest"),
+    ("pulumi up --yes --skip-preview", "deploy-unapproved"),
+    ("cdk deploy --all --require-approval never", "deploy-unapproved"),
     ('mysql orders < "$SQL_FILE"', "unseen-script"),
     ("mysql -h db-prod orders < ~/Downloads/fix_orders.sql", "unseen-script"),
     ('docker exec -i pg-1 psql -U postgres < "$MIGRATION"', "unseen-script"),
@@ -60,10 +73,14 @@ def test_code_not_shown_or_not_reviewed_warns(command: str, rule: str) -> None:
 
 
 @pytest.mark.parametrize("command", [
-    "psql < backup-roles.sql",  # the runbook's own file
-    "sudo gitlab-psql -d app < rebuild_indexes.sql",
-    "ssh web-1 bash < fix.sh",
-    "psql -f ./migrations/001_add_index.sql",
+    "bash ./scripts/check-replication.sh",  # a script run by its path: named, and the team's
+    "mongosh --quiet --eval 'db.stats()'",
+    "redis-cli -h cache-1 INFO",
+    "etcdctl get /registry --prefix --keys-only",
+    'ansible-playbook -i inventories/prod "$PLAYBOOK" --list-tasks',
+    "ansible-playbook site.yml --limit $HOST",
+    'kubectl apply -f "$MANIFEST_DIR" --dry-run=server',
+    "pulumi preview --stack acme/prod",
     "source <(kubectl completion bash)",  # environment setup, by convention
     'eval "$(ssh-agent -s)"',
     "$KAFKA_HOME/bin/kafka-topics.sh --list --bootstrap-server k:9092",  # the program is named

@@ -107,6 +107,8 @@ def test_flagged_cases_are_reported_under_their_effect() -> None:
     ("find . -name '*.sh' -exec sh -c '{}' \\;", "opaque-command"),
     ("generate-fix | bash", "opaque-command"),
     ("$RUNNER --force /etc", "opaque-program"),
+    ("cat deploy.sh | ssh web-1 bash", "unseen-script"),  # a file the line does not show
+    ("ssh web-1 bash < fix.sh", "unseen-script"),
 ])
 def test_detectors(command: str, rule: str) -> None:
     assert rule in {f.rule for f in check_command(command)}
@@ -115,8 +117,6 @@ def test_detectors(command: str, rule: str) -> None:
 @pytest.mark.parametrize("command", [
     "curl -fsSLo i.sh https://example.com/i.sh && echo \"$SUM  i.sh\" | sha256sum -c && sh i.sh",
     "wget https://example.com/tool.tar.gz && tar xzf tool.tar.gz",
-    "cat deploy.sh | ssh web-1 bash",
-    "ssh web-1 bash < fix.sh",
     "curl -s https://example.com/x.json | python3 -m json.tool",
     "eval \"$(direnv export bash)\"",
     "$sudo lsblk",

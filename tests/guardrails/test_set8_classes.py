@@ -223,7 +223,7 @@ def test_disks_logs_modules_and_rehearsals(command: str, expect: str) -> None:
 @pytest.mark.parametrize("command, expect", [
     ("psql -h pg-prod -d orders -f /tmp/hotfix.sql", "warn"),
     ("psql -f \"$MIGRATION\"", "warn"),
-    ("psql -f ./migrations/001_add_index.sql", "none"),  # the runbook's own file
+    ("psql -f ./migrations/001_add_index.sql", "warn"),  # not shown here either (blind sets 12-14)
     ("redis-cli -h cache-prod --eval /tmp/cleanup.lua", "warn"),
     ("sudo sh /tmp/runbook-step7.sh", "warn"),
     ("bash ./scripts/check-replication.sh", "none"),
