@@ -20,13 +20,24 @@ _PROTECTS = re.compile(
     r"secur|protect(?:ion|ed)|mtls|(?<![a-z])tls|(?<![a-z])ssl(?!compression)|verif|strict|enforc|defend|firewall|antivirus|realtime|real-time"
     r"|quarantin|signature|signing|audit|encrypt|authenticat|authoriz|(?<![a-z])auth(?![a-z])|(?<![a-z])lua"
     r"|enablelua|(?<![a-z])uac|selinux|apparmor|seccomp|gatekeeper|spctl|blockpublic|publicaccessblock|permitroot"
-    r"|hostkey|certcheck|checkcert|csrf|(?<![a-z])mfa|executionpolicy|deny(?!list)|protected-mode|protectedmode",
+    r"|hostkey|certcheck|checkcert|csrf|(?<![a-z])mfa|executionpolicy|deny(?!list)|protected-mode|protectedmode"
+    r"|versioning|lmcompatibility|requiresignature|root_squash",
     re.IGNORECASE)
+# Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
+# `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
+_OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible|allow[-_]?public|anonymous"
+                    r"|(?<![a-z])guest|testsigning|nointegritychecks|(?<![a-z])smb1|sslv[23]|remotelogin"
+                    r"|allow[-_]?(?:root|empty[-_]?password)|insecure[-_]?registr", re.IGNORECASE)
+# Names of settings that say who may do what, and values that mean anyone or everything.
+_AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission"
+                       r"|allowed[-_]?actions|principal|grantee", re.IGNORECASE)
+_ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "allauthenticatedusers", "all", "*",
+                     "allow", "admin", "user:*", "0.0.0.0/0", "::/0"})
 # Names of settings that switch a protection off when set.
 _LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify"
                       r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))", re.IGNORECASE)
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
-                 "bypass", "privileged", "$false", "allowall", "allow-all"})
+                 "bypass", "privileged", "$false", "allowall", "allow-all", "suspended"})
 ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
 # Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
 _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",
@@ -37,7 +48,7 @@ _PRINTS = frozenset({"echo", "printf"})
 _READS = frozenset({"get", "list", "ls", "describe", "show", "status", "info", "inspect", "view", "logs", "query",
                     "qe", "check", "test", "verify", "audit", "-t", "-l", "--list", "--get", "--show"})
 _WINDOW = 48  # characters before a value where its setting's name is read
-_VALUE = re.compile(r"[\w$*-]+")
+_VALUE = re.compile(r"[\w$*:/.-]*[\w$*]")
 
 
 def switched_off(inv: Invocation) -> str | None:
@@ -58,10 +69,14 @@ def switched_off(inv: Invocation) -> str | None:
         name = _setting(before)
         if not name:
             continue
-        if value in OFF and _PROTECTS.search(name) and not _LOOSENS.search(name):
+        if value in OFF and _PROTECTS.search(name) and not _LOOSENS.search(name) and not _OPENS.search(name):
             return _last_name(name)
         if value in ON and _LOOSENS.search(name) and _PROTECTS.search(name):
             return _last_name(name)  # -DisableRealtimeMonitoring $true; not scale-down-disabled=true
+        if value in ON and _OPENS.search(name) and not _LOOSENS.search(name):
+            return _last_name(name)  # --public-network-access Enabled, users.anonymous.enabled true
+        if value in _ANYONE and _AUDIENCE.search(_last_name(name)):
+            return _last_name(name)  # --visibility public, default_repository_permission=admin
     return _loosening_flag(inv)
 
 
@@ -107,7 +122,9 @@ def _setting(before: str) -> str | None:
     name = match.group(1)
     if name.strip("-").lower() in _GENERIC or match.group().lstrip(name).strip().lower().lstrip("-") in _GENERIC:
         earlier = re.findall(r"[A-Za-z][\w.:/-]*", before[max(0, match.start(1) - 32):match.start(1)])
-        return " ".join([*earlier[-1:], name])
+        # the word before (`WinDefend start=`), or the protection named a few words back (`firewall set --enabled`)
+        named = [w for w in earlier[-3:] if _PROTECTS.search(w)]
+        return " ".join([*(named[-1:] or earlier[-1:]), name])
     return name
 
 
@@ -117,6 +134,8 @@ def _loosening_flag(inv: Invocation) -> str | None:
         if not arg.startswith("-"):
             continue
         name = arg.split("=", 1)[0]
+        if name.startswith("--no-") and _PROTECTS.search(name[5:]) and not _LOOSENS.search(name[5:]):
+            return name  # --no-deletion-protection, --no-enable-termination-protection, --no-verify-ssl
         if _LOOSENS.search(name) and (_PROTECTS.search(name) or _PROTECTS.search(inv.program)):
             following = inv.args[n + 1].lower() if n + 1 < len(inv.args) else ""
             value = arg.split("=", 1)[1].lower() if "=" in arg else following if following in OFF | ON else "true"

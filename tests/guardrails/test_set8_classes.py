@@ -162,6 +162,24 @@ def test_files_emptied_in_place_and_audit_trails(command: str, expect: str) -> N
     ("docker run --restart=no nginx", "none"),
     ("psql 'host=db sslmode=require sslcompression=0'", "none"),
     ("reg query HKLM\\SOFTWARE\\Policies\\System /v EnableLUA", "none"),
+    # set 14's shapes: a protection negated by its flag, named a few words back, opened to anyone
+    ("aws rds modify-db-instance --db-instance-identifier db1 --no-deletion-protection", "warn"),
+    ("aws rds modify-db-instance --db-instance-identifier db1 --deletion-protection", "none"),
+    ("esxcli network firewall set --enabled false", "warn"),
+    ("esxcli network firewall set --enabled true", "none"),
+    ("aws s3api put-bucket-versioning --bucket b --versioning-configuration Status=Suspended", "warn"),
+    ("aws s3api put-bucket-versioning --bucket b --versioning-configuration Status=Enabled", "none"),
+    ("gh repo edit acme/tools --visibility public", "warn"),
+    ("gh repo edit acme/tools --visibility private", "none"),
+    ("gh api -X PATCH orgs/acme -f default_repository_permission=admin", "warn"),
+    ("gh api -X PATCH orgs/acme -f default_repository_permission=read", "none"),
+    ("kubectl -n argocd patch cm argocd-cm -p '{\"data\":{\"users.anonymous.enabled\":\"true\"}}'", "warn"),
+    ("kubectl -n argocd patch cm argocd-cm -p '{\"data\":{\"users.anonymous.enabled\":\"false\"}}'", "none"),
+    ("bcdedit /set testsigning on", "warn"),
+    ("bcdedit /set testsigning off", "none"),
+    ("kafka-acls.sh --bootstrap-server k:9092 --add --allow-principal 'User:*' --operation All --topic '*'", "warn"),
+    ("kafka-acls.sh --bootstrap-server k:9092 --add --allow-principal User:billing --operation Read --topic pay",
+     "none"),
 ])
 def test_protections_switched_off_in_any_syntax(command: str, expect: str) -> None:
     assert worst(command) == expect
