@@ -3,8 +3,10 @@
 People paste terminal sessions: `[root@mongo-02 ~]# rm -rf /var/lib/mongodb`, `user@db:~$ sudo
 reboot`, `PS C:\\> Format-Volume -DriveLetter D`, `C:\\> rd /s /q C:\\`, `postgres=# TRUNCATE
 payments;`, `mysql> RESET MASTER;`, `127.0.0.1:6379> FLUSHDB`, `rs0:PRIMARY> db.events.drop()`,
-`cqlsh> TRUNCATE app.events;`, `SQL> DROP USER app CASCADE;`. The prompt says which tool reads the
-line: a shell prompt is dropped, a database client's prompt turns the line into that client's
+`cqlsh> TRUNCATE app.events;`, `SQL> DROP USER app CASCADE;`, and network devices' consoles:
+`Router# reload`, `switch(config-if)# shutdown`, `user@mx1> request system zeroize`, `(tmos)# load sys
+config default`, `FGT # execute factoryreset`. The prompt says which tool reads the line: a shell or a
+device prompt is dropped (the device's commands are the policy's programs: reload, write, request, no), a database client's prompt turns the line into that client's
 command (`redis-cli FLUSHDB`, `mongosh --eval "db.events.drop()"`, `psql -c "..."`), so the rules for
 the tool judge it.
 """
@@ -20,6 +22,12 @@ _SHELL = re.compile(r"^[ \t]*(?:"
                     r"(?:[\w.-]+@[\w.-]+(?::[^$#\n>]*)?[$#%]|\[[\w.-]+@[\w.-]+[^\]\n]*\][$#]|\$)[ \t]+"
                     r"|PS [A-Za-z]:[^>\n]*>[ \t]*"
                     r"|[A-Za-z]:\\[^>\n]*>[ \t]*)")
+# Network devices' prompts (read after the database clients': `mysql>` is a client): IOS/NX-OS/EOS `Router#`,
+# `sw1(config-if)#`, `Router>`; Junos and PAN-OS `user@mx1>`; FortiOS `FGT # `, `FGT (global) # `.
+_DEVICE = re.compile(r"^[ \t]*(?:[A-Za-z][\w.-]*(?:\((?:config|cfg)[\w-]*\))?[#>][ \t]+"
+                     r"|[\w.-]+@[\w.-]+>[ \t]+"
+                     r"|[A-Za-z][\w-]* (?:\([\w-]+\) )?#[ \t]+(?=(?:config|execute|diagnose|get|show|set|unset|edit|delete"
+                     r"|purge|end|next)\b))")  # FortiOS: `FGT # execute ...` (not `uptime # a comment`)
 # Database clients' prompts, and the command line each client would run the rest with.
 _CLIENTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^[ \t]*(?:[\w.-]+[=\-(][#>]|[\w.-]+\([\w.-]+\)=[#>])[ \t]*"), "psql -c"),  # postgres=# db=> db(x)=#
@@ -29,6 +37,7 @@ _CLIENTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^[ \t]*cqlsh(?::[\w.-]+)?>[ \t]*"), "cqlsh -e"),
     (re.compile(r"^[ \t]*SQL>[ \t]*"), "sqlplus-line"),  # Oracle's SQL*Plus: the line is SQL
     (re.compile(r"^[ \t]*\d{1,3}>[ \t]*"), "sqlcmd -Q"),  # sqlcmd's numbered lines
+    (re.compile(r"^[ \t]*(?:[\w.-]+@)?(?:\([^)\n]*\))*\(tmos[^)\n]*\)#[ \t]*"), "tmsh"),  # F5: (tmos)#
 )
 
 
@@ -43,10 +52,11 @@ def unprompted(line: str) -> str:
             rest = line[found.end():]
             if client == "sqlplus-line":
                 return rest
-            if client == "redis-cli":
-                return f"redis-cli {rest}"
+            if client in ("redis-cli", "tmsh"):
+                return f"{client} {rest}"
             return f"{client} {shlex.quote(rest)}"
-    return line
+    device = _DEVICE.match(line)
+    return line[device.end():] if device and device.end() < len(line) else line
 
 
 def unprompted_text(text: str) -> str:

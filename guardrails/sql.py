@@ -45,7 +45,8 @@ def looks_like_sql(text: str) -> bool:
     words = text.split(None, 2)
     if not words or words[0].lower().rstrip(";") not in SQL_START:
         return False
-    return len(words) == 1 or not words[1].startswith("-")
+    # not an option, nor a device's file (`delete flash:vlan.dat`, `delete bootflash:old.bin`)
+    return len(words) == 1 or not (words[1].startswith("-") or re.match(r"[\w-]+:", words[1]))
 
 
 def split_statements(text: str, dialect: str | None = None) -> list[str]:

@@ -63,6 +63,9 @@ READ_PROGRAMS = frozenset({
     "last", "lastb", "type", "which", "whereis", "man", "whatis", "apropos", "help", "command", "tldr", "info",
     "history", "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "head",
     "tail", "journalctl", "dmesg", "complete", "compgen", "getent", "id", "groups", "finger", "w", "who",
+    # network devices' consoles: show and their output filters (`show run | include shutdown`); `no X`
+    # negates a configuration line, and the device rules judge what it removes
+    "show", "include", "exclude", "begin", "section", "match", "except", "display", "no",
 })
 # PowerShell says its verb first (Verb-Noun). Remove-Item is PowerShell's rm: its rules judge its paths.
 POWERSHELL_VERBS = {"clear": "destroys_data", "stop": "takes_down", "disable": "takes_down",
