@@ -5,6 +5,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
+from guardrails.exposure import exposures
 from guardrails.extraction import extract_commands
 from guardrails.foreign import looks_like_powershell, powershell
 from guardrails.invocation import Invocation, mask_placeholders, read_args, target_class
@@ -31,7 +32,8 @@ def invocations(command: str, policy: Policy | None = None) -> list[Invocation]:
     else:
         top = parse_shell(text)
     rehearses = (lambda inv: _dry_run(inv, policy)) if policy is not None else None
-    return [inner for inv in top for inner in expand(inv, rehearses=rehearses)]
+    found = [inner for inv in top for inner in expand(inv, rehearses=rehearses)]
+    return found + exposures(found)
 
 
 def _any(values: frozenset[str] | tuple[str, ...], patterns: tuple[str, ...]) -> bool:
