@@ -41,8 +41,14 @@ _CLIENTS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# A MongoDB shell statement written without its prompt: `db.events.drop()`, `rs.stepDown(60)`.
+_MONGO_STATEMENT = re.compile(r"^[ \t]*(?:db|rs|sh)\.[\w$]+.*\)[ \t;]*$")
+
+
 def unprompted(line: str) -> str:
     """The line as the tool behind its prompt would run it (the line unchanged when it has no prompt)."""
+    if _MONGO_STATEMENT.match(line):
+        return f"mongosh --eval {shlex.quote(line.strip())}"
     shell = _SHELL.match(line)
     if shell:
         return line[shell.end():]

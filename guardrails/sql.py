@@ -25,6 +25,8 @@ SQL_START = frozenset({
     "with", "begin", "commit", "rollback", "vacuum", "reindex", "explain", "copy", "merge", "comment",
     "flush", "purge", "reset", "rename", "cluster", "dbcc", "exec", "stop",
 })
+# Statements whose first word is also a shell command (shutdown, set): SQL only when written in capitals.
+SQL_START_CAPITALS = frozenset({"SHUTDOWN", "SET", "RESTORE", "BACKUP", "KILL"})
 _DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE"}  # a Cassandra keyspace is its database
 _TABLE_KINDS = {"TABLE", "MEASUREMENT", "SERIES", "COLUMNFAMILY"}  # InfluxQL measurements hold a table's points
 _WORD = re.compile(r"[A-Za-z_][\w.]*")
@@ -43,7 +45,7 @@ logging.getLogger("sqlglot").addFilter(_NoCommandFallbackWarning())
 def looks_like_sql(text: str) -> bool:
     """True when a command starts like an SQL statement rather than a shell command."""
     words = text.split(None, 2)
-    if not words or words[0].lower().rstrip(";") not in SQL_START:
+    if not words or (words[0].lower().rstrip(";") not in SQL_START and words[0].rstrip(";") not in SQL_START_CAPITALS):
         return False
     # not an option, nor a device's file (`delete flash:vlan.dat`, `delete bootflash:old.bin`)
     return len(words) == 1 or not (words[1].startswith("-") or re.match(r"[\w-]+:", words[1]))
@@ -134,6 +136,11 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      "durability_off"),
     (r"^\s*SET\s+GLOBAL\s+(?:innodb_flush_log_at_trx_commit|sync_binlog)\s*=\s*0\b", "durability_off"),
     (r"^\s*FLUSH\s+TABLES\s+WITH\s+READ\s+LOCK\b", "writes_blocked"),
+    (r"^\s*SET\s+(?:GLOBAL|PERSIST)\s+(?:super_read_only|read_only|offline_mode)\s*=\s*(?:ON|1|TRUE)\b", "writes_blocked"),
+    (r"^\s*REINDEX\s+(?:\([^)]*\)\s*)?(?:DATABASE|SYSTEM|SCHEMA|TABLE)\s+(?!CONCURRENTLY)", "table_locked"),
+    (r"^\s*RESTORE\s+(?:DATABASE|LOG)\b.*\bREPLACE\b", "restored_over"),
+    (r"^\s*PURGE\s+(?:DBA_RECYCLEBIN|RECYCLEBIN|TABLE|INDEX|TABLESPACE)\b", "recycle_purged"),
+    (r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:BACKUP|ARCHIVELOG|COPY)\b", "backups_deleted"),  # RMAN
     (r"^\s*ALTER\s+DATABASE\s+.*\b(?:CONNECTION\s+LIMIT\s+0\b|SET\s+(?:SINGLE_USER|OFFLINE|READ_ONLY)\b"
      r"|ALLOW_CONNECTIONS\s+(?:false|0)\b)", "writes_blocked"),
     (r"^\s*(?:RENAME\s+TABLE\b|ALTER\s+TABLE\s+\S+\s+RENAME\s+TO\b)", "table_renamed"),
@@ -147,12 +154,19 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"\bREPAIR_ALLOW_DATA_LOSS\b", "repair_data_loss"),
     (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?(?:SUPERUSER|BYPASSRLS|CREATEROLE)\b", "privilege_granted"),
     (r"^\s*GRANT\s+ALL\b.*\b(?:WITH\s+GRANT\s+OPTION|TO\s+PUBLIC)\b", "privilege_granted"),
+    (r"^\s*GRANT\s+(?!(?:SELECT|USAGE|CONNECT|EXECUTE|REFERENCES|TEMP|TEMPORARY)\b)[\w\s,]+\bTO\s+PUBLIC\b",
+     "privilege_granted"),  # GRANT DBA TO PUBLIC
+    (r"^\s*(?:ALTER|CREATE)\s+(?:USER|ROLE|LOGIN)\s+[\"'`]?(\w+)[\"'`]?\b.*\bPASSWORD\s*(?:=\s*)?N?'"
+     r"(?:\1|admin|password|postgres|root|changeme|secret|123456|12345678|test|guest|sa)'", "weak_password"),
     (r"^\s*GRANT\s+(?:SUPERUSER|pg_write_server_files|pg_execute_server_program|sysadmin)\b", "privilege_granted"),
     (r"^\s*ALTER\s+LOGIN\s+sa\s+ENABLE\b", "privilege_granted"),
     (r"\bsp_configure\s+'xp_cmdshell'\s*,\s*1\b", "privilege_granted"),
 ))
 _EXPLAIN_ANALYZE = re.compile(r"^\s*EXPLAIN\s*(?:\((?=[^)]*\bANALYZE\b)[^)]*\)|\s+ANALYZE(?:\s+VERBOSE)?)\s+", re.IGNORECASE)
 _TEMPORARY = re.compile(r"^\s*DROP\s+TEMPORARY\s+TABLE\b", re.IGNORECASE)
+# Oracle RMAN's DELETE names backups, not rows: `DELETE NOPROMPT OBSOLETE` keeps the retention policy's.
+_RMAN_DELETE = re.compile(r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:OBSOLETE|EXPIRED|BACKUP|ARCHIVELOG|COPY)\b",
+                          re.IGNORECASE)
 
 
 def pattern_kinds(statement: str) -> frozenset[str]:
@@ -167,6 +181,8 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
         return statement_kinds(statement[explained.end():], dialect)
     if _TEMPORARY.match(statement):
         return frozenset()  # a session's temporary table
+    if _RMAN_DELETE.match(statement):
+        return pattern_kinds(statement)
     return _parsed_kinds(statement, dialect) | pattern_kinds(statement)
 
 
