@@ -176,9 +176,14 @@ def _compile(spec: RuleSpec) -> Rule:
 def _read(text: str, origin: str) -> PolicyFile:
     try:
         data = yaml.safe_load(text) or {}
-        return PolicyFile.model_validate(data)
+        found = PolicyFile.model_validate(data)
     except (yaml.YAMLError, ValidationError) as exc:
         raise PolicyError(f"{origin}: {exc}") from exc
+    ids = [spec.id for spec in found.rules]
+    twice = sorted({rule_id for rule_id in ids if ids.count(rule_id) > 1})
+    if twice:  # the later one would silently replace the earlier
+        raise PolicyError(f"{origin}: rule ids used more than once: {', '.join(twice)}")
+    return found
 
 
 def _merge(base: Policy, extra: PolicyFile) -> Policy:

@@ -90,6 +90,8 @@ def test_channel_overrides() -> None:
     ("rules:\n  - {id: x, severity: warn, program: [rm], reason: r, colour: red}\n", "colour"),
     ("rules: [\n", "policy.yaml"),
     ("version: 2\n", "version"),
+    ("rules:\n  - {id: x, severity: warn, program: [rm], reason: r}\n"
+     "  - {id: x, severity: block, program: [dd], reason: r}\n", "used more than once: x"),
 ])
 def test_invalid_operator_files_are_rejected(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(PolicyError, match=message):

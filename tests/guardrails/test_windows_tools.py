@@ -1,0 +1,40 @@
+"""Windows' own tools (taskkill, wmic, net, icacls, auditpol, bcdedit, iisreset, diskpart) and HAProxy's runtime API."""
+
+from __future__ import annotations
+
+import pytest
+
+from guardrails import check_command
+
+
+def rules(command: str) -> list[str]:
+    return [f.rule for f in check_command(command) if f.severity in ("warn", "block")]
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("taskkill /F /IM w3wp.exe", "windows-kill-process"),
+    ("wmic process where \"name='sqlservr.exe'\" call terminate", "wmic-terminate"),
+    ("net user svc_backup /delete", "windows-account-removed"),
+    ("net user Administrator /active:yes", "windows-builtin-account-enabled"),
+    ("icacls C:\\ /grant Everyone:F /T", "windows-grant-everyone"),
+    ("net share data=D:\\ /grant:Everyone,FULL", "windows-grant-everyone"),
+    ("auditpol /clear /y", "windows-audit-cleared"),
+    ("bcdedit /set {default} safeboot minimal", "windows-boot-changed"),
+    ("iisreset /stop", "iis-stopped"),
+    ("DISKPART> clean all", "diskpart-clean-typed"),
+    ("(echo select disk 1 & echo clean) | diskpart", "diskpart-clean"),
+    ("echo 'disable frontend fe_https' | socat stdio /run/haproxy/admin.sock", "haproxy-runtime-down"),
+    ("echo 'set server be_api/api01 state maint' | sudo socat stdio /var/run/haproxy.sock", "haproxy-runtime-down"),
+])
+def test_windows_and_haproxy_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "taskkill /?", 'tasklist /fi "imagename eq w3wp.exe"', "net user bob", "net user Administrator /active:no",
+    "icacls C:\\data /grant ops:R", "bcdedit /enum", "auditpol /get /category:*", "iisreset /status", "make clean",
+    "echo 'show stat' | socat stdio /run/haproxy/admin.sock",
+    "echo 'set server be_api/api01 state ready' | socat stdio /run/haproxy/admin.sock",
+])
+def test_look_alikes_stay_quiet(command: str) -> None:
+    assert rules(command) == [], check_command(command)
