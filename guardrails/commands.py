@@ -12,6 +12,7 @@ from guardrails.invocation import Invocation, mask_placeholders, read_args, targ
 from guardrails.listings import listed
 from guardrails.policy import Policy, Rule, default_policy
 from guardrails.repl import unprompted_text
+from guardrails.schedules import scheduled
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
@@ -21,9 +22,10 @@ from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
 
-def invocations(command: str, policy: Policy | None = None) -> list[Invocation]:
+def invocations(command: str, policy: Policy | None = None, *, later: bool = True) -> list[Invocation]:
     """Every simple command and SQL statement a command line runs, wrappers unwrapped (with a policy,
-    not the ones its dry-run flags say only rehearse)."""
+    not the ones its dry-run flags say only rehearse); with `later`, also the commands it schedules
+    in a crontab."""
     text = mask_placeholders(unprompted_text(command))
     if looks_like_sql(text):
         top = sql_invocations(text)
@@ -33,6 +35,7 @@ def invocations(command: str, policy: Policy | None = None) -> list[Invocation]:
         top = parse_shell(text)
     rehearses = (lambda inv: _dry_run(inv, policy)) if policy is not None else None
     found = [inner for inv in top for inner in expand(inv, rehearses=rehearses)]
+    found += [inv for entry in (scheduled(found) if later else []) for inv in invocations(entry, policy, later=False)]
     return found + exposures(found)
 
 

@@ -35,7 +35,7 @@ READ_ONLY_SUB = {
     "helm": {"list", "ls", "status", "history", "get", "show", "version"},
 }
 DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|truncate|reset|destroy|kill|"
-                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|"
+                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|leave|"
                                r"snapshot restore", re.I)  # a restore overwrites the live state
 
 
