@@ -134,6 +134,9 @@ def powershell(code: str, depth: int = 0) -> list[Invocation]:
         for block in blocks:
             out += powershell(block, depth + 1)
     code = _PS_BLOCK.sub(" ", code)
+    for m in _DOTNET_DELETE.finditer(code):  # [IO.Directory]::Delete('D:\\Data', $true) is rm -rf D:\\Data
+        recursive = m.group(1).lower() == "directory" and m.group(3) is not None
+        out.append(Invocation(program="rm", args=("-r", "-f", m.group(2)) if recursive else ("-f", m.group(2))))
     for statement in _PS_STATEMENTS.split(code):
         listed: str | None = None
         # PowerShell's \ is a path separator, not an escape; its ( ) group, they do not start a subshell
@@ -152,6 +155,9 @@ def powershell(code: str, depth: int = 0) -> list[Invocation]:
 
 _PS_BLOCK = re.compile(r"\{([^{}]*)\}")
 _PS_LISTS = frozenset({"get-childitem", "gci", "ls", "dir"})
+_DOTNET_DELETE = re.compile(r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*['\"]([^'\"]+)['\"]\s*(,\s*\$true)?",
+                            re.IGNORECASE)
+_PS_STATIC_CALL = re.compile(r"^\s*\[[A-Za-z][\w.]*\]::\w")  # [Convert]::FromBase64String(...): .NET from PowerShell
 _PS_CMDLET_LINE = re.compile(r"^\s*(?:\$\s+|PS [^>]*>\s*)?(?:[A-Z][a-z]+-[A-Z][A-Za-z]+)(?:\s|$)")
 
 
@@ -168,8 +174,10 @@ def _listed_path(inv: Invocation) -> str | None:
 
 def looks_like_powershell(text: str) -> bool:
     """A command line written in PowerShell: it starts with a cmdlet (Verb-Noun) and pipes or nests
-    more PowerShell (`Get-ChildItem ... | Remove-Item`, `Invoke-Command -ScriptBlock { ... }`)."""
-    return bool(_PS_CMDLET_LINE.match(text)) and ("|" in text or "{" in text or "\\" in text)
+    more PowerShell (`Get-ChildItem ... | Remove-Item`, `Invoke-Command -ScriptBlock { ... }`), or with a
+    .NET static call (`[IO.File]::Delete(...)`)."""
+    return (bool(_PS_CMDLET_LINE.match(text)) and ("|" in text or "{" in text or "\\" in text)) or bool(
+        _PS_STATIC_CALL.match(text))
 
 
 def tcl(code: str) -> list[Invocation]:

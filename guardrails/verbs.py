@@ -205,7 +205,8 @@ def _verbs(word: str, split: list[str]) -> list[str]:
     if len(split) == 1:
         return split
     verbs = [split[0]] if split[0] in COMPOUND_LEADS else []
-    if len(split) == 2 and (":" in word or len(split[0]) >= 3):  # `pg:reset`, `bucket-flush`; not `is_delete`
+    acronym = re.search(r"[a-z][A-Z]{2,}$", word)  # WinRM, HostRM: a name ending in an acronym, not a verb
+    if len(split) == 2 and (":" in word or len(split[0]) >= 3) and not acronym:  # `pg:reset`, `bucket-flush`
         verbs.append(split[1])
     return verbs
 

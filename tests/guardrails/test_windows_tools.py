@@ -25,6 +25,7 @@ def rules(command: str) -> list[str]:
     ("(echo select disk 1 & echo clean) | diskpart", "diskpart-clean"),
     ("echo 'disable frontend fe_https' | socat stdio /run/haproxy/admin.sock", "haproxy-runtime-down"),
     ("echo 'set server be_api/api01 state maint' | sudo socat stdio /var/run/haproxy.sock", "haproxy-runtime-down"),
+    ("[IO.Directory]::Delete('D:\\SQLData', $true)", "windows-remove-data"),  # .NET from PowerShell
 ])
 def test_windows_and_haproxy_warn(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -35,6 +36,12 @@ def test_windows_and_haproxy_warn(command: str, rule: str) -> None:
     "icacls C:\\data /grant ops:R", "bcdedit /enum", "auditpol /get /category:*", "iisreset /status", "make clean",
     "echo 'show stat' | socat stdio /run/haproxy/admin.sock",
     "echo 'set server be_api/api01 state ready' | socat stdio /run/haproxy/admin.sock",
+    "echo 'set server be_api/api01 state drain' | socat stdio /run/haproxy/admin.sock",  # the graceful way
+    "sc.exe qc WinRM",  # WinRM is a name, not 'rm'
+    "[Text.Encoding]::Unicode.GetString([Convert]::FromBase64String($enc))",  # PowerShell, not a subshell
+    "gsutil iam ch -d allUsers gs://acme-reports",  # takes public access away
+    "perl -c /tmp/oneliner.pl",  # compiles only
+    "ruby -c /tmp/fix.rb",
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:
     assert rules(command) == [], check_command(command)
