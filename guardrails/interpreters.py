@@ -71,6 +71,12 @@ _RECURSIVE_CALL = re.compile(r"""\b(?:unlink|rm)\s*\(\s*(["'])((?:\\.|(?!\1).)*)
 # single files deleted: perl's unlink, php's unlink, lua's os.remove, ruby's File.delete, node's unlinkSync
 _FILE_CALL = re.compile(r"\b(?:unlink|os\.remove|File\.(?:delete|unlink)|FileUtils\.rm(?:_f)?|unlinkSync"
                         r"|fs\.unlink|Deno\.remove)\s*\(?\s*(?:glob\s*\(\s*)?" r"""(["'])((?:\\.|(?!\1).)*)\1""")
+# a tree walked (os.walk, perl's File::Find, ruby's Dir.glob, php's glob, node's readdirSync) while files are deleted:
+# every file under the walked path goes, as with rm -rf
+_WALK = re.compile(r"""\b(?:os\.walk|find|Dir\.glob|Dir\[|glob(?:\.glob|\.iglob)?|rglob|iglob|readdirSync|scandir"""
+                   r"""|listdir|walkSync)\s*\(?\s*(?:sub\s*\{[^}]*\}\s*,\s*)?(["'])((?:\\.|(?!\1).)*)\1""")
+_DELETES = re.compile(r"\b(?:os\.remove|os\.unlink|unlink|File\.delete|File\.unlink|FileUtils\.rm\w*|unlinkSync"
+                      r"|fs\.unlink|fs\.rmSync)\b")
 # a process killed by signal from code: ruby's Process.kill(:KILL, ...), perl's kill 9, ...
 _KILL_CALL = re.compile(r"\b(?:Process\.kill|process\.kill|posix\.kill|kill)\s*\(?\s*" r"""[:'"]?(?:KILL|9|SIGKILL|TERM"""
                         r"|15|SIGTERM)\b")
@@ -268,10 +274,22 @@ def _script(code: str) -> list[Invocation]:
     return out + process_effects(code, files=True)
 
 
+def _walk_delete(call: str, pattern: str) -> Invocation:
+    """Files deleted over a walk (`os.walk(P)`, `find(sub{unlink}, P)`, `glob("P/**/*")`): rm -rf of where it
+    starts; over a one-level glob (`glob("/var/lib/mysql/*.ibd")`): rm -f of the pattern."""
+    if not re.match(r"\W*(?:os\.walk|find|rglob|walkSync)\b", call) and "**" not in pattern:
+        return Invocation(program="rm", args=("-f", pattern))
+    parts = pattern.split("/")
+    fixed = parts[:next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), len(parts))]
+    return Invocation(program="rm", args=("-r", "-f", "/".join(fixed) or "/"))
+
+
 def process_effects(code: str, *, files: bool) -> list[Invocation]:
     """What any interpreter's code does to files and processes: a file deleted (`unlink("/etc/passwd")`,
     `os.remove(...)` in lua) is `rm -f`, a process killed is `kill -9`, a fork loop a fork bomb."""
     out = [Invocation(program="rm", args=("-f", m.group(2))) for m in _FILE_CALL.finditer(code)] if files else []
+    if _DELETES.search(code):  # deleting while walking a tree: the tree's files go; over a glob: what it matches
+        out += [_walk_delete(m.group(0), m.group(2)) for m in _WALK.finditer(code)]
     if _KILL_CALL.search(code):
         out.append(Invocation(program="kill", args=("-9", "$(code)")))
     if _FORK_LOOP.search(code):

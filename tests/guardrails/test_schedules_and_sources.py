@@ -49,3 +49,23 @@ def test_warns(command: str, rule: str) -> None:
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:
     assert rules(command) == [], check_command(command)
+
+
+@pytest.mark.parametrize("command, severity", [
+    # deleting files while walking a tree deletes the tree's files (every interpreter has a way)
+    ('python3 -c "import os; [os.remove(os.path.join(r,f)) for r,_,fs in os.walk(\'/srv/data\') for f in fs]"', "warn"),
+    ("perl -MFile::Find -e 'find(sub{unlink}, \"/var/lib/mysql\")'", "block"),
+    ("ruby -e 'Dir.glob(\"/srv/backups/**/*\").each { |f| File.delete(f) if File.file?(f) }'", "warn"),
+    ("php -r 'array_map(\"unlink\", glob(\"/var/www/uploads/*\"));'", "warn"),
+    ("python3 -c \"import os; print(len(list(os.walk('/srv/data'))))\"", "none"),  # walks, deletes nothing
+    ("ruby -e 'Dir.glob(\"/tmp/build-*\").each { |f| File.delete(f) }'", "none"),  # scratch (info at most)
+    # HTTP DELETE in httpie's and the forges' words
+    ('http DELETE https://api.pagerduty.com/services/PXYZ123 Authorization:"Token token=$PD"', "warn"),
+    ("gh api -X DELETE repos/acme/platform/branches/main/protection", "warn"),
+    ("glab api -X DELETE projects/42/protected_branches/main", "warn"),
+    ("gh api repos/acme/platform/branches/main/protection", "none"),
+    ("http GET :8080/delete-me", "none"),
+])
+def test_walked_deletes_and_http_deletes(command: str, severity: str) -> None:
+    found = [f.severity for f in check_command(command) if f.severity in ("warn", "block")]
+    assert (max(found, key=("warn", "block").index) if found else "none") == severity, check_command(command)
