@@ -174,11 +174,11 @@ def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     else what its verb deletes, stops or disables (guardrails/verbs.py)."""
     if inv.detector or inv.sql or inv.program in PREFIXES or _dry_run(inv, policy):
         return None
-    if inv.program not in HTTP_CLIENTS and _considered(inv, policy):  # an HTTP client's rules judge its DELETEs
-        return None
-    setting = switched_off(inv)
+    setting = switched_off(inv)  # whatever a rule for the tool looked at, a protection switched off is news
     if setting is not None:
         return Invocation(detector="security_switched_off", args=(setting,))
+    if inv.program not in HTTP_CLIENTS and _considered(inv, policy):  # an HTTP client's rules judge its DELETEs
+        return None
     found = verb_effect(inv)
     if found is None:
         return None

@@ -137,6 +137,7 @@ def powershell(code: str, depth: int = 0) -> list[Invocation]:
     for m in _DOTNET_DELETE.finditer(code):  # [IO.Directory]::Delete('D:\\Data', $true) is rm -rf D:\\Data
         recursive = m.group(1).lower() == "directory" and m.group(3) is not None
         out.append(Invocation(program="rm", args=("-r", "-f", m.group(2)) if recursive else ("-f", m.group(2))))
+    downloaded: set[str] = set()  # files an earlier statement saved from the network (-OutFile F)
     for statement in _PS_STATEMENTS.split(code):
         listed: str | None = None
         # PowerShell's \ is a path separator, not an escape; its ( ) group, they do not start a subshell
@@ -149,6 +150,12 @@ def powershell(code: str, depth: int = 0) -> list[Invocation]:
             if found.program == "rm" and listed and not [a for a in found.args if not a.startswith("-")]:
                 found = Invocation(program="rm", args=(*found.args, listed))
             listed = _listed_path(inv) or listed
+            if _file_base(inv.program) in downloaded or (inv.program.lower() in ("start-process", "saps", "start")
+                                                        and any(_file_base(a) in downloaded for a in inv.args)):
+                out.append(Invocation(program="powershell", detector="remote_code"))  # iwr URL -OutFile F; & F
+            saved = _out_file(found)
+            if saved:
+                downloaded.add(_file_base(saved))
             out.append(found)
     return out
 
@@ -170,6 +177,19 @@ def _listed_path(inv: Invocation) -> str | None:
         if arg.lower() in ("-path", "-literalpath") and n + 1 < len(args):
             return args[n + 1]
     return next((a for a in args if not a.startswith("-")), None)
+
+
+def _file_base(path: str) -> str:
+    """A path's file name, Windows or POSIX separators alike."""
+    return re.split(r"[\\/]", path.strip("'\""))[-1].lower()
+
+
+def _out_file(inv: Invocation) -> str | None:
+    """The file a PowerShell download saves to (Invoke-WebRequest URL -OutFile F, Start-BitsTransfer -Destination F)."""
+    if inv.program != "curl" and not inv.program.lower().startswith("start-bitstransfer"):
+        return None
+    names = ("-outfile", "-destination", "-o")
+    return next((inv.args[i + 1] for i, a in enumerate(inv.args[:-1]) if a.lower() in names), None)
 
 
 def looks_like_powershell(text: str) -> bool:

@@ -23,8 +23,9 @@ _SHELL = re.compile(r"^[ \t]*(?:"
                     r"|PS [A-Za-z]:[^>\n]*>[ \t]*"
                     r"|[A-Za-z]:\\[^>\n]*>[ \t]*)")
 # Network devices' prompts (read after the database clients': `mysql>` is a client): IOS/NX-OS/EOS `Router#`,
-# `sw1(config-if)#`, `Router>`; Junos and PAN-OS `user@mx1>`; FortiOS `FGT # `, `FGT (global) # `.
+# `sw1(config-if)#`, `Router>`; Junos and PAN-OS `user@mx1>`; ONTAP `cluster1::>`; FortiOS `FGT # `.
 _DEVICE = re.compile(r"^[ \t]*(?:[A-Za-z][\w.-]*(?:\((?:config|cfg)[\w-]*\))?[#>][ \t]+"
+                     r"|[A-Za-z][\w.-]*::\*?>[ \t]*"  # NetApp ONTAP: cluster1::> volume offline ...
                      r"|[\w.-]+@[\w.-]+>[ \t]+"
                      r"|[A-Za-z][\w-]* (?:\([\w-]+\) )?#[ \t]+(?=(?:config|execute|diagnose|get|show|set|unset|edit|delete"
                      r"|purge|end|next)\b))")  # FortiOS: `FGT # execute ...` (not `uptime # a comment`)

@@ -131,6 +131,10 @@ def fetched_file(inv: Invocation) -> str | None:
         return named if named and named != "-" else _url_name(inv.args)
     if inv.program == "wget" and not _wget_to_stdout(inv.args):
         return _value(inv.args, ("-O", "--output-document"), "O") or _url_name(inv.args)
+    if inv.program.lower() in ("certutil", "certutil.exe", "bitsadmin", "bitsadmin.exe") and any(
+            a.lower() in ("-urlcache", "/urlcache", "/transfer") for a in inv.args):  # Windows: ... URL FILE
+        url = next((i for i, a in enumerate(inv.args) if "://" in a), None)
+        return inv.args[url + 1] if url is not None and url + 1 < len(inv.args) else None
     if inv.program in ("aria2c", "axel", "fetch") and any("://" in a for a in inv.args):  # -o F (aria2c: --out)
         named = _value(inv.args, ("-o", "--out", "--output"), "o")
         return named if named and named != "-" else (None if named == "-" else _url_name(inv.args))

@@ -47,6 +47,7 @@ _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more",
 _PRINTS = frozenset({"echo", "printf"})
 _READS = frozenset({"get", "list", "ls", "describe", "show", "status", "info", "inspect", "view", "logs", "query",
                     "qe", "check", "test", "verify", "audit", "-t", "-l", "--list", "--get", "--show"})
+_REMOVAL = re.compile(r"^--?(?:remove|delete|unset|del|rm)[-_]?\w*=", re.IGNORECASE)
 _WINDOW = 48  # characters before a value where its setting's name is read
 _VALUE = re.compile(r"[\w$*:/.-]*[\w$*]")
 
@@ -62,7 +63,8 @@ def switched_off(inv: Invocation) -> str | None:
     registry = _registry_value(inv)
     if registry is not None:
         return registry
-    text = " ".join(words)
+    # what a removal option names is taken away, not set (grubby --remove-args=selinux=0 turns SELinux back on)
+    text = " ".join(w for w in words if not _REMOVAL.match(w))
     for match in _VALUE.finditer(text):
         value = match.group().strip("'\"").lower()
         before = text[max(0, match.start() - _WINDOW):match.start()]

@@ -69,6 +69,7 @@ INSTALLS: dict[str, frozenset[str]] = {  # package installers, and the words tha
     "gdebi": frozenset({"--non-interactive", "-n"}),
     "snap": frozenset({"install"}), "apk": frozenset({"add"}), "pkg": frozenset({"add", "install"}),
 }
+JAR_VALUES = frozenset("-s -auth -i -p -bearer -user -logger -cp -classpath".split())  # a CLI jar's options with values
 SSH_VALUES = frozenset("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B".split())
 DOCKER_EXEC_VALUES = frozenset("-u --user -w --workdir -e --env --env-file --detach-keys".split())
 DOCKER_RUN_VALUES = DOCKER_EXEC_VALUES | frozenset(
@@ -381,6 +382,12 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         return _fleet(inv)
     if program == "bundle" and args[:1] == ("exec",):
         return as_command(args[1:], inv)
+    if program == "java" and "-jar" in args[:-1]:  # java -jar jenkins-cli.jar ... delete-job: the jar is the tool
+        at = args.index("-jar")
+        jar = posixpath.basename(args[at + 1])
+        rest = args[at + 2:]
+        start = command_start(rest, JAR_VALUES)  # its connection options first: -s URL -auth @creds
+        return as_command((jar[:-4] if jar.endswith(".jar") else jar, *rest[start:]), inv)
     if program in SQL_CARRIERS:
         return _sql(inv)
     if program in FILE_READERS:

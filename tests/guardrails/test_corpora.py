@@ -35,7 +35,7 @@ READ_ONLY_SUB = {
     "helm": {"list", "ls", "status", "history", "get", "show", "version"},
 }
 DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|truncate|reset|destroy|kill|"
-                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|leave|"
+                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|leave|seek|reinit|"
                                r"snapshot restore", re.I)  # a restore overwrites the live state
 
 
@@ -118,6 +118,8 @@ def test_example_runbooks_findings() -> None:
         ("node-not-ready.md", "aws-compute-delete"),  # aws ec2 terminate-instances: takes the node down
         ("redis-memory.md", "redis-flush"),
         ("kafka-consumer-lag.md", "kubectl-scale-zero"),  # scaling the consumers to zero stops them
+        ("postgres-replication-lag.md", "patroni-cluster-change"),  # reinit wipes the replica's data directory
+        ("redis-memory.md", "redis-pattern-delete"),  # --scan --pattern ... | xargs redis-cli UNLINK
     }
     assert not any(severity == "block" for pairs in found.values() for _, severity in pairs)
     infos = {rule for pairs in found.values() for rule, severity in pairs if severity == "info"}

@@ -69,3 +69,46 @@ def test_look_alikes_stay_quiet(command: str) -> None:
 def test_walked_deletes_and_http_deletes(command: str, severity: str) -> None:
     found = [f.severity for f in check_command(command) if f.severity in ("warn", "block")]
     assert (max(found, key=("warn", "block").index) if found else "none") == severity, check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # classes that recurred in blind sets 11-14
+    ("kafka-delete-records.sh --bootstrap-server kafka:9092 --offset-json-file purge.json", "kafka-records-deleted"),
+    ("kafka-configs.sh --bootstrap-server k:9092 --alter --entity-type topics --entity-name pay --add-config retention.ms=1000",
+     "kafka-retention-cut"),
+    ("redis-cli --scan --pattern 'session:*' | xargs -L 100 redis-cli DEL", "redis-pattern-delete"),
+    ("pg_restore --clean --if-exists -d billing -h prod-pg-01 billing.dump", "db-restore-clean"),
+    ("aws s3 sync ./empty s3://acme-prod-assets --delete", "sync-mirror-delete"),
+    ("gsutil -m rsync -d -r ./tmp gs://media-masters", "sync-mirror-delete"),
+    ("robocopy C:\\empty D:\\Shares\\Finance /MIR", "sync-mirror-delete"),
+    ("aws rds modify-db-instance --db-instance-identifier orders --backup-retention-period 0", "backups-off"),
+    ("gcloud sql instances patch cms-prod --no-backup", "backups-off"),
+    ("gcloud pubsub subscriptions seek billing-sub --time=2024-01-01T00:00:00Z", "pubsub-seek-discard"),
+    ("aws lambda put-function-concurrency --function-name ingest --reserved-concurrent-executions 0", "serverless-throttled"),
+    ("kubectl patch deployment checkout -n shop -p '{\"spec\":{\"replicas\":0}}'", "kubectl-patch-replicas-zero"),
+    ("kubectl patch pv pvc-9f1d -p '{\"spec\":{\"persistentVolumeReclaimPolicy\":\"Delete\"}}'", "pv-reclaim-delete"),
+    ("patronictl -c /etc/patroni/patroni.yml failover pg-main --candidate pg-2 --force", "patroni-cluster-change"),
+    ("vmkfstools -U /vmfs/volumes/ds01/sql01/sql01_1.vmdk", "vmware-disk-destroyed"),
+    ("govc datastore.rm -ds ds01 sql01/sql01_1.vmdk", "vmware-disk-destroyed"),
+    ("pvesm free local-lvm:vm-101-disk-0", "vmware-disk-destroyed"),
+    ("sudo exportfs -ua", "nfs-unexported"),
+    ("echo '/srv/exports *(rw,no_root_squash,insecure)' | sudo tee -a /etc/exports", "nfs-export-root-tee"),
+    ("sudo update-crypto-policies --set LEGACY", "crypto-policy-legacy"),
+    ("java -jar jenkins-cli.jar -s https://ci.example.com/ -auth @creds delete-job prod-deploy", "verb-destroys"),
+    ("cluster1::> volume offline -vserver svm_prod -volume vol_db", "verb-takes-down"),
+    ("az keyvault update --name kv-prod --default-action Allow", "security-switched-off"),
+])
+def test_recurring_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "kafka-configs.sh --bootstrap-server k:9092 --alter --entity-type topics --entity-name p --add-config retention.ms=604800000",
+    "redis-cli DEL session:abc", "pg_restore -l billing.dump", "aws s3 sync ./site s3://bucket",
+    "aws s3 sync ./empty s3://acme-prod-assets --delete --dryrun", "patronictl -c /etc/patroni/patroni.yml list",
+    "vim-cmd vmsvc/getallvms", "exportfs -v", "echo '/srv/exports 10.0.0.0/8(rw,sync)' | sudo tee -a /etc/exports",
+    "java -jar jenkins-cli.jar -s https://ci/ list-jobs", "java -jar app.jar --server.port=8080",
+    "cluster1::> volume show", "sudo grubby --update-kernel=ALL --remove-args=selinux=0",
+])
+def test_recurring_look_alikes_stay_quiet(command: str) -> None:
+    assert rules(command) == [], check_command(command)

@@ -154,7 +154,8 @@ def test_stores(command: str, expect: str) -> None:
     ("docker volume rm $(docker volume ls -qf dangling=true)", "none"),
     ("docker rmi $(docker images -q)", "none"),
     ("docker inspect $(docker ps -q)", "none"),
-    ("redis-cli --scan --pattern 'cache:*' | xargs redis-cli UNLINK", "none"),
+    # every key a scan finds: how many is not known until it ran (blind sets 11-14 all judged it so)
+    ("redis-cli --scan --pattern 'cache:*' | xargs redis-cli UNLINK", "warn"),
     ("kubectl delete pod $(kubectl get pods -o name | grep Evicted)", "info"),
 ])
 def test_everything_a_listing_returns(command: str, expect: str) -> None:

@@ -23,7 +23,6 @@ def _rules(command: str, policy=None) -> list[tuple[str, str]]:  # type: ignore[
     ("vault kv metadata delete secret/prod/db", "verb-destroys"),
     ("couchbase-cli bucket-flush -c localhost --bucket travel --force", "verb-destroys"),
     ("diskutil eraseDisk APFS Blank /dev/disk2", "verb-destroys"),
-    ("Clear-Disk -Number 1 -RemoveData -Confirm:$false", "verb-destroys"),
     ("rabbitmqctl stop_app", "verb-takes-down"),
     ("gluster volume stop gv0 force", "verb-takes-down"),
     ("Disable-ScheduledTask -TaskName NightlyBackup", "verb-takes-down"),
