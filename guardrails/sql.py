@@ -47,8 +47,8 @@ def looks_like_sql(text: str) -> bool:
     words = text.split(None, 2)
     if not words or (words[0].lower().rstrip(";") not in SQL_START and words[0].rstrip(";") not in SQL_START_CAPITALS):
         return False
-    # not an option, nor a device's file (`delete flash:vlan.dat`, `delete bootflash:old.bin`)
-    return len(words) == 1 or not (words[1].startswith("-") or re.match(r"[\w-]+:", words[1]))
+    # not an option, nor a device's file (`delete flash:vlan.dat`, `delete /force flash:x`)
+    return len(words) == 1 or not (words[1].startswith(("-", "/")) or re.match(r"[\w-]+:", words[1]))
 
 
 def split_statements(text: str, dialect: str | None = None) -> list[str]:
@@ -145,7 +145,9 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      r"|ALLOW_CONNECTIONS\s+(?:false|0)\b)", "writes_blocked"),
     (r"^\s*(?:RENAME\s+TABLE\b|ALTER\s+TABLE\s+\S+\s+RENAME\s+TO\b)", "table_renamed"),
     (r"^\s*SHUTDOWN\b", "server_shutdown"),
-    (r"^\s*(?:PURGE\s+(?:BINARY|MASTER)\s+LOGS\b|RESET\s+(?:MASTER|BINARY\s+LOGS)\b|RESET\s+(?:SLAVE|REPLICA)\s+ALL\b)",
+    # (not a retention purge: PURGE BINARY LOGS BEFORE NOW() - INTERVAL 7 DAY keeps a week)
+    (r"^\s*(?:PURGE\s+(?:BINARY|MASTER)\s+LOGS\b(?!\s+BEFORE\s+(?:NOW\(\)|CURRENT_TIMESTAMP|DATE_SUB\s*\(\s*NOW\(\))"
+     r"\s*[-,]\s*INTERVAL\s+[1-9])|RESET\s+(?:MASTER|BINARY\s+LOGS)\b|RESET\s+(?:SLAVE|REPLICA)\s+ALL\b)",
      "logs_purged"),
     (r"^\s*(?:STOP\s+(?:SLAVE|REPLICA)\b)", "replication_stopped"),
     (r"^\s*DROP\s+OWNED\s+BY\b", "drop_owned"),
@@ -169,6 +171,22 @@ _RMAN_DELETE = re.compile(r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:OBSOLETE|EX
                           re.IGNORECASE)
 
 
+_TABLE_TARGETS = re.compile(r"^\s*(?:DROP\s+TABLE(?:\s+IF\s+EXISTS)?|TRUNCATE(?:\s+TABLE)?)\s+(.+?)\s*"
+                            r"(?:\bCASCADE\b|\bRESTRICT\b|\bPURGE\b)?\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+_SCRATCH_TABLE = re.compile(r"^#|^(?:pg_temp\w*|scratch|tmp|temp)\.|(?:^|\.)(?:tmp|temp|scratch)_|_(?:tmp|temp)$",
+                            re.IGNORECASE)
+
+
+def _scratch_tables(statement: str) -> bool:
+    """Whether every table a DROP TABLE or TRUNCATE names is a session's temporary table (`#staging`,
+    `pg_temp.ids`) or named as scratch (`tmp_backfill_20240312`, `scratch.recon`)."""
+    found = _TABLE_TARGETS.match(statement)
+    if not found:
+        return False
+    names = [re.sub(r"[`\"\[\]]", "", n.strip()) for n in found.group(1).split(",")]
+    return bool(names) and all(n and _SCRATCH_TABLE.search(n) for n in names)
+
+
 def pattern_kinds(statement: str) -> frozenset[str]:
     """The kinds DBAs know beyond the parser's (see STATEMENT_PATTERNS)."""
     return frozenset(kind for pattern, kind in STATEMENT_PATTERNS if pattern.search(statement))
@@ -183,7 +201,10 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
         return frozenset()  # a session's temporary table
     if _RMAN_DELETE.match(statement):
         return pattern_kinds(statement)
-    return _parsed_kinds(statement, dialect) | pattern_kinds(statement)
+    kinds = _parsed_kinds(statement, dialect) | pattern_kinds(statement)
+    if kinds & {"drop_table", "truncate"} and _scratch_tables(statement):
+        kinds -= {"drop_table", "truncate"}  # a session's temp table (#t, pg_temp.t) or one named as scratch
+    return kinds
 
 
 def _parsed_kinds(statement: str, dialect: str | None) -> frozenset[str]:

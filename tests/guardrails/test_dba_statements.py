@@ -43,3 +43,24 @@ def test_dba_statements_warn(command: str, rule: str) -> None:
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:
     assert rules(command) == [], check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    # a session's temporary tables and tables named as scratch; retention purges; soft resets; help
+    "DROP TABLE IF EXISTS scratch.tmp_recon_20240611;", "1> DROP TABLE IF EXISTS #LeaderboardStaging;",
+    "DROP TABLE IF EXISTS tmp_orders_backfill_20240611;", "DROP TABLE IF EXISTS pg_temp.batch_ids;",
+    "mysql> PURGE BINARY LOGS BEFORE NOW() - INTERVAL 7 DAY;",
+    "core-rtr01# clear ip bgp * soft in", "terraform destroy -help", "python3 -m json.tool /tmp/payload.json",
+    "mc rm --recursive --force --older-than 7d minio-prod/transcode-tmp",
+    "tmsh modify ltm pool web members modify { 10.20.1.15:443 { session user-disabled } }",
+])
+def test_scratch_retention_and_rehearsals_stay_quiet(command: str) -> None:
+    assert rules(command) == [], check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "DROP TABLE orders;", "DROP TABLE tmp_x, orders;", "TRUNCATE payments;", "DROP TABLE customers_temp_backup;",
+    "mysql> PURGE BINARY LOGS TO 'mysql-bin.010';",
+])
+def test_real_tables_and_purges_still_warn(command: str) -> None:
+    assert rules(command), command

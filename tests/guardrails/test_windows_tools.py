@@ -24,7 +24,7 @@ def rules(command: str) -> list[str]:
     ("DISKPART> clean all", "diskpart-clean-typed"),
     ("(echo select disk 1 & echo clean) | diskpart", "diskpart-clean"),
     ("echo 'disable frontend fe_https' | socat stdio /run/haproxy/admin.sock", "haproxy-runtime-down"),
-    ("echo 'set server be_api/api01 state maint' | sudo socat stdio /var/run/haproxy.sock", "haproxy-runtime-down"),
+    ("echo 'shutdown sessions server be_api/api01' | sudo socat stdio /var/run/haproxy.sock", "haproxy-runtime-down"),
     ("[IO.Directory]::Delete('D:\\SQLData', $true)", "windows-remove-data"),  # .NET from PowerShell
     ("Clear-Disk -Number 1 -RemoveData -Confirm:$false", "powershell-disk-wiped"),
     ("Get-Disk | Where-Object IsBoot -eq $false | Clear-Disk -RemoveData -RemoveOEM -Confirm:$false", "powershell-disk-wiped"),
@@ -43,6 +43,7 @@ def test_windows_and_haproxy_warn(command: str, rule: str) -> None:
     "echo 'show stat' | socat stdio /run/haproxy/admin.sock",
     "echo 'set server be_api/api01 state ready' | socat stdio /run/haproxy/admin.sock",
     "echo 'set server be_api/api01 state drain' | socat stdio /run/haproxy/admin.sock",  # the graceful way
+    "echo 'disable server be_api/api03' | socat stdio /run/haproxy/admin.sock",  # one server out: routine
     "sc.exe qc WinRM",  # WinRM is a name, not 'rm'
     "[Text.Encoding]::Unicode.GetString([Convert]::FromBase64String($enc))",  # PowerShell, not a subshell
     "gsutil iam ch -d allUsers gs://acme-reports",  # takes public access away
