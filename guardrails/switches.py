@@ -55,6 +55,8 @@ _VALUE = re.compile(r"[\w$*:/.-]*[\w$*]")
 def switched_off(inv: Invocation) -> str | None:
     """The setting a command switches off (`BlockPublicAcls=false`, `mtls mode DISABLE`), or None."""
     program = inv.program.lower()
+    if program in ("sed", "gsed", "perl") and any(a.startswith("-i") or a.startswith("-pi") for a in inv.args):
+        return _config_edit(inv)
     if program in _SHOWS or (program in _PRINTS and not inv.redirects):
         return None
     words = [inv.program, *inv.args]
@@ -80,6 +82,41 @@ def switched_off(inv: Invocation) -> str | None:
         if value in _ANYONE and _AUDIENCE.search(_last_name(name)):
             return _last_name(name)  # --visibility public, default_repository_permission=admin
     return _loosening_flag(inv)
+
+
+# An in-place edit of a configuration file: `sed -i 's/OLD/NEW/' FILE` or `sed -i '/PATTERN/d' FILE`.
+_SUBSTITUTION = re.compile(r"^s(.)(.*?)(?<!\\)\1(.*?)(?<!\\)\1[gIi0-9]*$", re.DOTALL)
+_DELETION = re.compile(r"^[/\\](.+)/\s*d$")
+# <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
+_XML = re.compile(r"(?:<(\w+)>|_(\w+)_)([^<]*)</(\w+)>")
+_OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD", re.IGNORECASE)
+
+
+def _config_edit(inv: Invocation) -> str | None:
+    """A protection an in-place edit switches off: the new text switches it off, drops the protection the
+    old text named (`s/SASL_SSL/PLAINTEXT/`, `s/deny all/allow all/`) or opens it to all; a deleted line
+    that named a protection (`/auth_basic/d`)."""
+    for arg in inv.args:
+        script = arg[2:] if arg.startswith("-e") and len(arg) > 2 else arg
+        whole = _SUBSTITUTION.match(script.strip())  # one s/// whose text may hold ';' (`s/deny all;/allow all;/`)
+        for part in [script] if whole else re.split(r"[;\n]", script):
+            part = part.strip()
+            sub = _SUBSTITUTION.match(part)
+            if sub:
+                old, new = (_XML.sub(lambda m: f"{m.group(4)}={m.group(3)}", g.replace("\\", ""))
+                            for g in (sub.group(2), sub.group(3)))
+                off = switched_off(Invocation(program="conf", args=tuple(new.split())))
+                if off and not switched_off(Invocation(program="conf", args=tuple(old.split()))):
+                    return off
+                named = _PROTECTS.search(old)  # (removing `apparmor=0` switches AppArmor back on)
+                if named and not _PROTECTS.search(new) and not switched_off(Invocation(program="conf", args=tuple(old.split()))):
+                    return named.group()
+                if _OPEN_TO_ALL.search(new) and not _OPEN_TO_ALL.search(old):
+                    return _OPEN_TO_ALL.search(new).group()
+            deleted = _DELETION.match(part)
+            if deleted and _PROTECTS.search(deleted.group(1)):
+                return _PROTECTS.search(deleted.group(1)).group()
+    return None
 
 
 def _last_name(setting: str) -> str:

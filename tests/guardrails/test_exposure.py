@@ -45,3 +45,23 @@ def test_exposures_warn(command: str, rule: str) -> None:
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:
     assert rules(command) == [], check_command(command)
+
+
+@pytest.mark.parametrize("command, flagged", [
+    # an in-place edit of a configuration file that switches a protection off, drops it, or opens to all
+    ('sudo sed -i "s/^ssl = on/ssl = off/" /etc/postgresql/15/main/postgresql.conf', True),
+    ("sed -i 's/^listeners=SASL_SSL:\\/\\/0.0.0.0:9093/listeners=PLAINTEXT:\\/\\/0.0.0.0:9092/' server.properties", True),
+    ("sudo sed -i 's/deny all;/allow all;/' /etc/nginx/conf.d/admin.conf", True),
+    ("sudo sed -i 's/ssl_verify_client on;/ssl_verify_client off;/' /etc/nginx/sites-enabled/ingest.conf", True),
+    ("sed -i 's/acl internal src 10.0.0.0\\/8/acl internal src 0.0.0.0\\/0/' /etc/haproxy/haproxy.cfg", True),
+    ("sed -i '/auth_basic/d' /etc/nginx/sites-enabled/admin.conf", True),
+    ("sudo sed -i 's#<useSecurity>true</useSecurity>#<useSecurity>false</useSecurity>#' /var/lib/jenkins/config.xml", True),
+    ("sed -i 's/ssl = off/ssl = on/' postgresql.conf", False),
+    ("sed -i 's/worker_processes 4/worker_processes 8/' /etc/nginx/nginx.conf", False),
+    ("sed -i 's/ssl_protocols TLSv1.2/ssl_protocols TLSv1.2 TLSv1.3/' nginx.conf", False),
+    ("sudo sed -i 's/ apparmor=0//' /etc/default/grub", False),  # removing apparmor=0 turns it back on
+    ("sed -n '/auth/p' nginx.conf", False),
+    ("sed -i '/^#/d' nginx.conf", False),
+])
+def test_config_edits_that_switch_protections_off(command: str, flagged: bool) -> None:
+    assert bool(rules(command)) == flagged, check_command(command)
