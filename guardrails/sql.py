@@ -47,8 +47,15 @@ def looks_like_sql(text: str) -> bool:
     words = text.split(None, 2)
     if not words or (words[0].lower().rstrip(";") not in SQL_START and words[0].rstrip(";") not in SQL_START_CAPITALS):
         return False
+    if len(words) == 1:
+        return True
+    head, second = words[0].lower().rstrip(";"), words[1].lower()
+    if head == "rollback" and second.rstrip(";") not in ("transaction", "work", "tran", "to", "prepared"):
+        return False  # a device's `rollback running-config checkpoint X`, not SQL's ROLLBACK [WORK]
+    if head == "delete" and words[0].islower() and " from " not in f" {text.lower()} ":
+        return False  # Junos `delete interfaces xe-0/0/0 disable`: SQL names FROM (T-SQL's optional FROM is typed in capitals)
     # not an option, nor a device's file (`delete flash:vlan.dat`, `delete /force flash:x`)
-    return len(words) == 1 or not (words[1].startswith(("-", "/")) or re.match(r"[\w-]+:", words[1]))
+    return not (words[1].startswith(("-", "/")) or re.match(r"[\w-]+:", words[1]))
 
 
 def split_statements(text: str, dialect: str | None = None) -> list[str]:
@@ -162,6 +169,8 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      r"(?:\1|admin|password|postgres|root|changeme|secret|123456|12345678|test|guest|sa)'", "weak_password"),
     (r"^\s*GRANT\s+(?:SUPERUSER|pg_write_server_files|pg_execute_server_program|sysadmin)\b", "privilege_granted"),
     (r"^\s*ALTER\s+LOGIN\s+sa\s+ENABLE\b", "privilege_granted"),
+    (r"^\s*(?:ALTER\s+SERVER\s+ROLE\s+(?:sysadmin|securityadmin|serveradmin|\[sysadmin\])\s+ADD\s+MEMBER"
+     r"|EXEC(?:UTE)?\s+sp_addsrvrolemember\b.*\bsysadmin\b)", "privilege_granted"),
     (r"\bsp_configure\s+'xp_cmdshell'\s*,\s*1\b", "privilege_granted"),
 ))
 _EXPLAIN_ANALYZE = re.compile(r"^\s*EXPLAIN\s*(?:\((?=[^)]*\bANALYZE\b)[^)]*\)|\s+ANALYZE(?:\s+VERBOSE)?)\s+", re.IGNORECASE)

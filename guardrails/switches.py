@@ -21,7 +21,8 @@ _PROTECTS = re.compile(
     r"|quarantin|signature|signing|audit|encrypt|authenticat|authoriz|(?<![a-z])auth(?![a-z])|(?<![a-z])lua"
     r"|enablelua|(?<![a-z])uac|selinux|apparmor|seccomp|gatekeeper|spctl|blockpublic|publicaccessblock|permitroot"
     r"|hostkey|certcheck|checkcert|csrf|(?<![a-z])mfa|executionpolicy|deny(?!list)|protected-mode|protectedmode"
-    r"|versioning|lmcompatibility|requiresignature|root_squash",
+    r"|versioning|lmcompatibility|requiresignature|root_squash|oslogin|backup|globalstate|nodelete|nosizechange"
+    r"|destructive_requires_name|loopback_users",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
