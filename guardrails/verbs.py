@@ -92,9 +92,23 @@ class VerbFinding:
     verb: str
 
 
+# A strong verb glued to its noun in one lower-case word: `disablebinary`, `hastop`, `db2stop`,
+# `stopsrc`; (`clearsnapshot` and `restart` are not here: clear and restart are everyday words).
+_GLUED = re.compile(r"^(delete|destroy|remove|purge|wipe|stop|shutdown|halt|disable|kill|truncate)(?!light|watch|er\b)"
+                    r"[a-z0-9]{2,}$|^[a-z0-9]{2,}?(stop|shutdown|destroy|delete|purge|wipe)$")  # not droplet, asphalt
+
+
 def parts(word: str) -> list[str]:
-    """A word's lower-cased parts: `delete-hosted-zone` -> delete, hosted, zone; `eraseDisk` -> erase, disk."""
-    return [p.lower() for chunk in re.split(r"[-_.:]", word) for p in _PARTS.findall(chunk)]
+    """A word's lower-cased parts: `delete-hosted-zone` -> delete, hosted, zone; `eraseDisk` -> erase, disk;
+    `disablebinary` -> disable, binary."""
+    out = [p.lower() for chunk in re.split(r"[-_.:]", word) for p in _PARTS.findall(chunk)]
+    if len(out) == 1 and word.islower():
+        glued = _GLUED.match(out[0])
+        if glued:
+            verb = glued.group(1) or glued.group(2)
+            rest = out[0][len(verb):] if glued.group(1) else out[0][:-len(verb)]
+            return [verb, rest] if glued.group(1) else [rest, verb]
+    return out
 
 
 def leading_words(inv: Invocation) -> list[str]:

@@ -22,7 +22,7 @@ from guardrails.invocation import Invocation
 from guardrails.resolve import is_parameter
 from guardrails.runners import detector, fetches, run, runner, unresolved
 from guardrails.shell import parse_shell
-from guardrails.sql import sql_invocations
+from guardrails.sql import looks_like_sql, sql_invocations
 
 MAX_DEPTH = 6
 
@@ -99,6 +99,9 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "influx": (frozenset({"-execute", "--execute"}), None),  # InfluxQL: DROP DATABASE, DROP MEASUREMENT
     "bq": (frozenset(), "bigquery"),  # bq query 'SQL'
     "sqlplus": (frozenset(), None),  # statements on stdin, or @FILE
+    "db2": (frozenset(), None),  # db2 "DROP DATABASE X": the statement is the argument
+    "wrangler": (frozenset({"--command"}), "sqlite"),  # wrangler d1 execute DB --command "..."
+    "heroku": (frozenset({"-c", "--command"}), "postgres"),  # heroku pg:psql -c "..."
 }
 SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements to run (sqlplus: @FILE)
     "psql": frozenset({"-f", "--file"}), "gitlab-psql": frozenset({"-f", "--file"}),
@@ -109,7 +112,9 @@ SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements 
     "hive": frozenset({"-f"}), "beeline": frozenset({"-f"}), "impala-shell": frozenset({"-f", "--query_file"}),
     "clickhouse-client": frozenset({"--queries-file"}), "clickhouse": frozenset({"--queries-file"}),
     "mysqlsh": frozenset({"-f", "--file"}), "cockroach": frozenset({"-f", "--file"}),
+    "db2": frozenset({"-tvf", "-tf", "-vf", "-f"}), "wrangler": frozenset({"--file"}),
 }
+SQL_SUBCOMMAND_ANY = {"wrangler": "execute", "heroku": "pg:psql"}  # the word that makes the tool a SQL client
 SQL_SUBCOMMAND = {"cockroach": "sql", "clickhouse": "client", "bq": "query"}
 LINE_CARRIERS = frozenset({"redis-cli", "valkey-cli", "keydb-cli"})
 FLEET_VALUES: dict[str, frozenset[str]] = {  # parallel shells: options taking a value, before the command
@@ -295,9 +300,13 @@ def _sql(inv: Invocation) -> list[Invocation]:
     positionals = [a for a in inv.args if not a.startswith("-")]
     if inv.program in SQL_SUBCOMMAND and positionals[:1] != [SQL_SUBCOMMAND[inv.program]]:
         return []
+    if inv.program in SQL_SUBCOMMAND_ANY and (SQL_SUBCOMMAND_ANY[inv.program] not in positionals or "--local" in inv.args):
+        return []  # (wrangler d1 execute --local: the developer's local copy)
     scripts = option_values(inv.args, names)
     if inv.program in ("sqlite3", "bq"):  # sqlite3 DB 'SQL', bq query 'SQL'
         scripts = [" ".join(positionals[1:])] if len(positionals) > 1 else []
+    if inv.program == "db2":  # db2 "STATEMENT" (db2 connect to X: a CLP command, not SQL)
+        scripts = [p for p in positionals if " " in p and looks_like_sql(p)]
     files = option_values(inv.args, SQL_FILES.get(inv.program, frozenset()))
     files += [p[1:] for p in positionals if inv.program == "sqlplus" and p.startswith("@") and len(p) > 1]
     if inv.stdin and inv.stdin_from != "remote":
@@ -306,6 +315,8 @@ def _sql(inv: Invocation) -> list[Invocation]:
         return [detector(inv, "opaque_command")]  # psql -c "$SQL": the statement is in a variable
     if inv.stdin_from == "remote" and not scripts:
         return [detector(inv, "remote_code")]  # curl URL | psql: statements from the network
+    if any(re.match(r"\s*(?:SOURCE|\\\.)\s+\S", s, re.IGNORECASE) for s in scripts):
+        return [detector(inv, "unseen_script")]  # mysql -e "SOURCE /tmp/hotfix.sql"
     if files or (inv.stdin_from == "file" and not scripts):
         return [detector(inv, "unseen_script")]  # psql -f fix.sql, mysql db < fix.sql: what it changes is not shown
     return [s for script in scripts for s in sql_invocations(script, dialect)]
@@ -316,6 +327,7 @@ FILE_READERS: dict[str, frozenset[str]] = {
     "mongosh": frozenset({"-f", "--file"}), "mongo": frozenset({"-f", "--file"}),
     "redis-cli": frozenset(), "valkey-cli": frozenset(), "keydb-cli": frozenset(),
     "etcdctl": frozenset(), "invoke-sqlcmd": frozenset({"-inputfile"}), "diskpart": frozenset({"/s"}),
+    "runmqsc": frozenset({"-f"}), "ldapmodify": frozenset({"-f"}), "ldapadd": frozenset({"-f"}),
 }
 
 
