@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 
+from guardrails.carriers import command_start
 from guardrails.invocation import Invocation
+from guardrails.secrets import TOKEN_SHAPES
+from guardrails.wrappers import DOCKER_RUN_VALUES
 
 # Files that hold credentials, and commands that print them.
 _SECRET_FILES = re.compile(r"(?i)(?:^|/)(?:id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub)\b|shadow$|\.env$|\.netrc$|\.pgpass$"
@@ -29,6 +32,7 @@ _READERS = frozenset({"cat", "type", "get-content", "gc", "base64", "tar", "zip"
 # Programs that send what they read to another machine, and how curl/wget/httpie are told to send stdin.
 _SENDERS = frozenset({"nc", "ncat", "netcat", "socat", "telnet"})
 _UPLOADS = re.compile(r"^(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file)(?:=|$)|@-|=@-")
+_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?![$<{%*])[^\s@/]{6,}@", re.IGNORECASE)
 _TUNNELS = frozenset({"ngrok", "lt", "localtunnel", "bore", "pgrok", "localxpose", "loclx", "zrok", "tunnelto"})
 _SYSTEM_DIRS = re.compile(r"^(?:/|/etc/?|/root/?|/home/?|~/?|/var/?|/proc/?|C:\\?|C:/?)$", re.IGNORECASE)
 _EVERYONE = frozenset({"any", "0.0.0.0/0", "::/0", "0.0.0.0", "*"})
@@ -141,6 +145,41 @@ def _read_privately(found: list[Invocation], i: int) -> bool:
         "keys" in a for a in inv.args)) or inv.program in ("wc", "sha256sum", "md5sum") for inv in later)
 
 
+# An image from a public registry's user namespace, unpinned (`:latest` or no tag): someone else's code, whatever
+# they pushed last. Official images (`postgres:15`) and private registries (`registry.corp:5000/x`) are not this.
+_PUBLIC_REGISTRIES = ("docker.io/", "ghcr.io/", "quay.io/", "index.docker.io/", "registry.hub.docker.com/")
+_IMAGE_RUNNERS = {"docker": ("run", "create"), "podman": ("run", "create"), "nerdctl": ("run",),  # (pull runs nothing)
+                  "kubectl": ("run", "debug", "set"), "oc": ("run", "debug", "set")}
+
+
+def _unpinned_images(inv: Invocation) -> list[str]:
+    verbs = _IMAGE_RUNNERS.get(inv.program)
+    if not verbs or not set(verbs) & set(inv.args):
+        return []
+    if inv.program in ("docker", "podman", "nerdctl"):
+        at = next(i for i, a in enumerate(inv.args) if a in verbs) + 1
+        rest = inv.args[at:]
+        start = command_start(rest, DOCKER_RUN_VALUES)  # the image is the first word after the options
+        images = list(rest[start:start + 1])
+    else:
+        images = [a.split("=", 1)[1] for a in inv.args if a.startswith("--image=")]
+        images += [inv.args[i + 1] for i, a in enumerate(inv.args[:-1]) if a == "--image"]
+        if "set" in inv.args and "image" in inv.args:
+            images += [a.split("=", 1)[1] for a in inv.args if "=" in a and not a.startswith("-")]
+    out = []
+    for image in images:
+        path = image.split("@", 1)[0]
+        if "@sha256:" in image or "/" not in path or "$" in path:
+            continue
+        host = path.split("/", 1)[0]
+        if ("." in host or ":" in host) and not path.startswith(_PUBLIC_REGISTRIES):
+            continue  # a private registry
+        tag = path.rsplit(":", 1)[1] if ":" in path.rsplit("/", 1)[-1] else ""
+        if tag in ("", "latest"):
+            out.append(image)
+    return out
+
+
 def exposures(found: list[Invocation]) -> list[Invocation]:
     """Finding-only invocations for what a line exposes (see the module's docstring)."""
     out = [Invocation(program=inv.program, detector="opened_to_anyone", args=(why,))
@@ -149,4 +188,32 @@ def exposures(found: list[Invocation]) -> list[Invocation]:
         out.append(Invocation(program="<pipe>", detector="secret_sent"))
     elif any(_prints_secret(inv) and not _read_privately(found, i) for i, inv in enumerate(found) if not inv.detector):
         out.append(Invocation(program="<terminal>", detector="secret_printed"))
+    if any(_token_shaped(inv) or _password_option(inv) for inv in found if not inv.detector and inv.args):
+        out.append(Invocation(program="<line>", detector="credential_on_line"))
+    out += [Invocation(program=inv.program, detector="unpinned_image", args=(image,))
+            for inv in found if not inv.detector for image in _unpinned_images(inv)]
     return out
+
+
+def _token_shaped(inv: Invocation) -> bool:
+    """An argument that is a credential by its shape (a vendor token, an access key, a JWT, a URL's password),
+    not a placeholder (`XXXX`, `<password>`)."""
+    text = " ".join(inv.args)
+    if "XXXX" in text.upper():
+        return False
+    return any(pattern.search(text) for pattern in TOKEN_SHAPES) or bool(_URL_PASSWORD.search(text))
+
+
+def _password_option(inv: Invocation) -> bool:
+    """A literal password given as an option (`docker login -p S3cret`, `mysql -pS3cret`, `--password=S3cret`)."""
+    for i, arg in enumerate(inv.args):
+        value = None
+        if arg in ("-p", "--password") and "login" in inv.args and i + 1 < len(inv.args):  # docker/helm/oras login -p
+            value = inv.args[i + 1]
+        elif arg.startswith("--password="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-p") and len(arg) > 2 and inv.program in ("mysql", "mysqldump", "mysqladmin", "mariadb"):
+            value = arg[2:]
+        if value and not value.startswith(("$", "<", "{", "%", "`")) and value.lower() not in ("-", "stdin"):
+            return True
+    return False

@@ -141,6 +141,8 @@ def run(inv: Invocation, program: Program) -> list[Invocation]:
         if program.language != "sh" and fetches(program.code):  # a shell's code is parsed: see unresolved()
             return [detector(inv, "remote_code")]
         code = program.code.strip()
+        if re.fullmatch(r"(?:\$\((?:cat\s+|<\s*)[^()]+\)|`cat\s+[^`]+`)", code):
+            return [detector(inv, "unseen_script")]  # perl -e "$(cat /tmp/oneliner)": a file's contents
         if (program.language != "sh" and is_parameter(code)) or is_parameter(code.strip("'\""), positional=True) \
                 or (inv.dynamic and code in ("{}", "{+}")):
             return [detector(inv, "opaque_command")]  # the code is a variable, or xargs' input

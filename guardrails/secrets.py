@@ -27,6 +27,7 @@ _WHOLE = [re.compile(p, f) for p, f in [
     (r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", 0),
     (r"(?<=\b[Bb]earer )[A-Za-z0-9._~+/-]{16,}=*", 0),
 ]]
+TOKEN_SHAPES = tuple(_WHOLE[1:])  # credentials by their shape alone (vendor prefixes, keys, JWTs), not key blocks
 _KEY_VALUE = re.compile(
     r"(?P<key>\b[\w.-]*?(?P<word>password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key"
     r"|private[_-]?key|client[_-]?secret|auth))(?P<sep>[\"']?[ \t]*[:=][ \t]*|[ \t]+(?=[\"']))"

@@ -22,7 +22,8 @@ _PROTECTS = re.compile(
     r"|enablelua|(?<![a-z])uac|selinux|apparmor|seccomp|gatekeeper|spctl|blockpublic|publicaccessblock|permitroot"
     r"|hostkey|certcheck|checkcert|csrf|(?<![a-z])mfa|executionpolicy|deny(?!list)|protected-mode|protectedmode"
     r"|versioning|lmcompatibility|requiresignature|root_squash|oslogin|backup|globalstate|nodelete|nosizechange"
-    r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security",
+    r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security|dnssec"
+    r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
@@ -38,7 +39,8 @@ _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "a
 _LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify"
                       r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))", re.IGNORECASE)
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
-                 "bypass", "privileged", "$false", "allowall", "allow-all", "suspended", "detection", "detectiononly"})
+                 "bypass", "privileged", "$false", "allowall", "allow-all", "suspended", "detection", "detectiononly",
+                 "trust"})
 ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
 # Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
 _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",
@@ -50,7 +52,7 @@ _READS = frozenset({"get", "list", "ls", "describe", "show", "status", "info", "
                     "qe", "check", "test", "verify", "audit", "-t", "-l", "--list", "--get", "--show"})
 _REMOVAL = re.compile(r"^--?(?:remove|delete|unset|del|rm)[-_]?\w*=", re.IGNORECASE)
 _WINDOW = 48  # characters before a value where its setting's name is read
-_VALUE = re.compile(r"[\w$*:/.-]*[\w$*]")
+_VALUE = re.compile(r"[\w$*](?:[\w$*:/.-]*[\w$*])?")  # a word, or 0.0.0.0/0, User:*; not the ':' before it
 
 
 def switched_off(inv: Invocation) -> str | None:
@@ -63,7 +65,7 @@ def switched_off(inv: Invocation) -> str | None:
     if program in _SHOWS or (program in _PRINTS and not inv.redirects):
         return None
     words = [inv.program, *inv.args]
-    if _reads(inv):
+    if inv.program != "conf" and _reads(inv):  # ("conf": a configuration text, not a command)
         return None
     registry = _registry_value(inv)
     if registry is not None:
@@ -92,7 +94,9 @@ _SUBSTITUTION = re.compile(r"^s(.)(.*?)(?<!\\)\1(.*?)(?<!\\)\1[gIi0-9]*$", re.DO
 _DELETION = re.compile(r"^[/\\](.+)/\s*d$")
 # <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
 _XML = re.compile(r"(?:<(\w+)>|_(\w+)_)([^<]*)</(\w+)>")
-_OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD", re.IGNORECASE)
+_OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
+                          r"|bind[-_]?address\s*=\s*0\.0\.0\.0|\blisten_addresses\s*=\s*'?\*", re.IGNORECASE)
+_WEAK_TLS = re.compile(r"\bSSLv[23]\b|\bTLSv1(?:\.[01])?\b(?!\.[23])|\bTLSv1_[01]\b", re.IGNORECASE)
 
 
 def _config_edit(inv: Invocation) -> str | None:
@@ -111,6 +115,11 @@ def _config_edit(inv: Invocation) -> str | None:
                 off = switched_off(Invocation(program="conf", args=tuple(new.split())))
                 if off and not switched_off(Invocation(program="conf", args=tuple(old.split()))):
                     return off
+                if new.lstrip().startswith("#") and not old.lstrip().startswith("#") and _PROTECTS.search(old):
+                    return _PROTECTS.search(old).group()  # s/^auth_basic/# auth_basic/: commented out
+                weak = _WEAK_TLS.search(new)
+                if weak and not _WEAK_TLS.search(old):
+                    return weak.group()  # ssl_protocols TLSv1 TLSv1.1 ...
                 named = _PROTECTS.search(old)  # (removing `apparmor=0` switches AppArmor back on)
                 if named and not _PROTECTS.search(new) and not switched_off(Invocation(program="conf", args=tuple(old.split()))):
                     return named.group()
@@ -169,7 +178,7 @@ def _reads(inv: Invocation) -> bool:
                for w in positionals) or inv.program.lower().startswith(("get-", "test-"))
 
 
-_NAME = re.compile(r"""([A-Za-z][\w.:/-]*)["']?\s*(?:[=:]\s*\{?\s*["']?(?:mode|value|state|enabled|level)?["']?\s*[=:]?"""
+_NAME = re.compile(r"""([A-Za-z][\w.:/\[\]-]*)["']?\s*(?:[=:]\s*\{?\s*["']?(?:mode|value|state|enabled|level)?["']?\s*[=:]?"""
                    r"""|\s+(?:/t\s+\S+\s+)?(?:/d|--value|-value|--set|set|to)?)\s*["']?$""")
 
 
@@ -200,6 +209,8 @@ def _loosening_flag(inv: Invocation) -> str | None:
         name = arg.split("=", 1)[0]
         if name.startswith("--no-") and _PROTECTS.search(name[5:]) and not _LOOSENS.search(name[5:]):
             return name  # --no-deletion-protection, --no-enable-termination-protection, --no-verify-ssl
+        if re.match(r"--no-disable-api-(?:termination|stop)$", name):
+            return name  # lets the API terminate (or stop) the instance: its protection off
         if _LOOSENS.search(name) and (_PROTECTS.search(name) or _PROTECTS.search(inv.program)):
             following = inv.args[n + 1].lower() if n + 1 < len(inv.args) else ""
             value = arg.split("=", 1)[1].lower() if "=" in arg else following if following in OFF | ON else "true"

@@ -315,8 +315,13 @@ def _sql(inv: Invocation) -> list[Invocation]:
         return [detector(inv, "opaque_command")]  # psql -c "$SQL": the statement is in a variable
     if inv.stdin_from == "remote" and not scripts:
         return [detector(inv, "remote_code")]  # curl URL | psql: statements from the network
-    if any(re.match(r"\s*(?:SOURCE|\\\.)\s+\S", s, re.IGNORECASE) for s in scripts):
-        return [detector(inv, "unseen_script")]  # mysql -e "SOURCE /tmp/hotfix.sql"
+    if any(re.match(r"\s*(?:SOURCE|\\\.|\\i|\\ir|\\include)\s+\S", s, re.IGNORECASE) or _read_from_file(s)
+           for s in scripts):
+        return [detector(inv, "unseen_script")]  # mysql -e "SOURCE /tmp/hotfix.sql", psql -c '\i fix.sql', "$(cat x)"
+    if inv.stdin_from == "program" and inv.feed and (
+            (inv.feed[0] in ("mysqldump", "mariadb-dump") and "--skip-add-drop-table" not in inv.feed)
+            or (inv.feed[0] == "pg_dump" and {"-c", "--clean"} & set(inv.feed))):
+        return [Invocation(program="sql", sql=frozenset({"restored_over"}))]  # a dump that drops the target's tables
     if files or (inv.stdin_from == "file" and not scripts):
         return [detector(inv, "unseen_script")]  # psql -f fix.sql, mysql db < fix.sql: what it changes is not shown
     return [s for script in scripts for s in sql_invocations(script, dialect)]
@@ -342,6 +347,11 @@ def _file_reader(inv: Invocation) -> list[Invocation]:
     if files or (inv.stdin_from == "file" and (inv.program != "etcdctl" or "txn" in inv.args)):
         return [detector(inv, "unseen_script")]
     return []
+
+
+def _read_from_file(code: str) -> bool:
+    """Code that is a file's contents, read by a substitution: `"$(cat fix.sql)"`, `` `cat x` ``, `$(< x)`."""
+    return bool(re.fullmatch(r"\s*(?:\$\((?:cat\s+|<\s*)[^()]+\)|`cat\s+[^`]+`)\s*", code))
 
 
 def _installs_download(inv: Invocation) -> list[Invocation]:
