@@ -164,24 +164,27 @@ def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
 # What a command acts on, named as throwaway (a pull request's preview, a test or scratch copy, a canary) with
 # nothing named as production: deleting or stopping it is housekeeping, reported at info. Protections
 # weakened, blocks and code run unseen keep their severity.
-_THROWAWAY = re.compile(r"(?i)(?<![a-z0-9])(?:pr-?\d+|preview|review-apps?|tmp|temp|scratch|ci|e2e|sandbox"
-                        r"|canary|loadtest|load-test|ephemeral)(?![a-z])")
+_THROWAWAY = re.compile(r"(?i)(?<![a-z0-9])(?:pr-?\d+|preview|review-apps?|tmp|temp|scratch|ci(?!\.)|e2e|sandbox"
+                        r"|canary|loadtest|load-test|ephemeral)(?![a-z])")  # (ci.acme.io is a CI server, not throwaway)
+_FILTERS = re.compile(r"(?<!\S)(?:-i?name|-i?path|-regex|--pattern|--include|--exclude|--match)[= ]+(\S+)")
 _LOCAL_PATH = re.compile(r"(?<![\w:/])(?:/|~/|\./|[A-Za-z]:\\)\S*")  # a file the command reads or writes, not a resource's name
 _PRODUCTION = re.compile(r"(?i)(?<![a-z])(?:prod|production|prd|live|primary|master|main)(?![a-z])")
 _HOUSEKEEPING = frozenset({"destroys_data", "takes_down"})
+_VERB_DETECTORS = frozenset({"verb_destroys", "verb_takes_down", "state_switched_down"})
 
 
 def _throwaway_target(text: str) -> str | None:
     if _PRODUCTION.search(text):
         return None
-    named = " ".join(w for w in _LOCAL_PATH.sub(" ", text).split() if "*" not in w)  # a glob is a filter, not a name
-    found = _THROWAWAY.search(named)
+    text = _FILTERS.sub(" ", _LOCAL_PATH.sub(" ", text))  # a file's path, or a pattern that selects, is not a name
+    found = _THROWAWAY.search(text.replace("*", " "))
     return found.group() if found else None
 
 
 def _severity(rule: Rule, throwaway: str | None) -> str:
     housekeeping = throwaway and rule.severity == "warn" and rule.effect in _HOUSEKEEPING
-    return "info" if housekeeping and not rule.detector and not rule.sql else rule.severity  # SQL: its own tables
+    kept = rule.sql or (rule.detector and rule.detector not in _VERB_DETECTORS)  # SQL: its own tables; exposures stand
+    return "info" if housekeeping and not kept else rule.severity
 
 
 def _noted(rule: Rule, throwaway: str | None) -> str:

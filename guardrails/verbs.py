@@ -48,6 +48,11 @@ SANDBOXES = frozenset({"kind", "minikube", "k3d", "colima", "limactl", "multipas
 # Removing someone's membership or a binding takes access away; it destroys nothing (Remove-ADGroupMember,
 # remove-iam-policy-binding).
 ACCESS_ENTRIES = frozenset({"member", "members", "membership", "binding", "bindings"})
+# What is removed or disabled is itself an opening (the guest user, an allow-all rule, anonymous access):
+# taking it away hardens. And accounts are disabled, not destroyed, when someone leaves.
+OPENINGS = re.compile(r"(?i)(?<![a-z])(?:guest|anonymous|allow[-_]?all|allow[-_]?any|any[-_]?any|public[-_]?access)"
+                      r"(?![a-z])")
+ACCOUNTS = frozenset({"user", "users", "account", "adaccount", "login", "localuser"})
 # Words that say a deletion keeps what matters (retention) or that what is flushed is a cache.
 KEEPS = frozenset({"retain", "keep", "keeping"})
 CACHES = frozenset({"cache", "caches", "cached"})
@@ -56,7 +61,7 @@ READS = frozenset({
     "list", "ls", "get", "describe", "show", "status", "info", "inspect", "logs", "log", "diff", "plan",
     "check", "validate", "verify", "version", "help", "history", "top", "cat", "view", "explain", "dump",
     "export", "watch", "search", "find", "query", "test", "lint", "preview", "what", "whatif", "estimate",
-    "can", "simulate",
+    "can", "simulate", "who",
 })
 # Programs whose words are names to look up or print, not verbs to run (`last -x reboot`, `type -a rm`).
 READ_PROGRAMS = frozenset({
@@ -71,7 +76,8 @@ READ_PROGRAMS = frozenset({
 POWERSHELL_VERBS = {"clear": "destroys_data", "stop": "takes_down", "disable": "takes_down",
                     "uninstall": "destroys_data", "reset": "destroys_data", "dismount": "takes_down",
                     "suspend": "takes_down", "unregister": "destroys_data", "revoke": "takes_down"}
-POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "job", "transcript", "watch"})
+POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "job", "transcript", "watch",
+                                   "adaccount", "localuser"})  # Disable-ADAccount: someone left, nothing is destroyed
 # In a compound subcommand (`delete-hosted-zone`, `stop_app`) only these lead as verbs:
 # `reset-windows-password` resets a password, `drain-timeout` is a setting.
 COMPOUND_LEADS = frozenset({
@@ -185,6 +191,9 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
         return found
     words = leading_words(inv)[1:]
     every = {p for w in words for p in parts(w)}
+    if OPENINGS.search(" ".join(inv.args)) or (ACCOUNTS & (every | set(parts(program)))
+                                                and not (DESTROYS - {"disable"}) & every):
+        return None  # deleting guest or allow-all hardens; disabling an account is offboarding
     if KEEPS & every or CACHES & every or ACCESS_ENTRIES & every:
         return None  # `wal-g delete retain FULL 7` keeps seven; `resolvectl flush-caches` empties a cache
     for word in words:
@@ -209,6 +218,8 @@ def _named_by_verb(program: str) -> VerbFinding | None:
     verb = next((p for p in split if p in COMPOUND_LEADS), None)
     if verb is None or any(p in READS for p in split) or any(p.endswith(tuple(ACCESS_ENTRIES)) for p in split):
         return None
+    if verb == "disable" and ACCOUNTS & set(split):
+        return None  # disable-adaccount: someone left
     return VerbFinding("destroys_data" if verb in DESTROYS else "takes_down", program)
 
 

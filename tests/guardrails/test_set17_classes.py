@@ -67,3 +67,23 @@ def test_warns(command: str, rule: str) -> None:
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:
     assert rules(command) == [], check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    # what blind set 18 judged safe: taking an opening away, offboarding, rehearsals, retention-style clean-ups
+    "rabbitmqctl delete_user guest", "ipa hbacrule-disable allow_all", "ipa user-disable jdoe.contractor",
+    "Disable-ADAccount -Identity former.driver", "oc adm policy who-can delete pods -n wms-prod", "mkfs.xfs -N /dev/sdc",
+    "kafka-consumer-groups.sh --bootstrap-server k:9092 --group g --reset-offsets --to-datetime 2024-06-01T00:00:00.000 --topic t",
+    'curl -X DELETE "https://es-prod.internal:9200/_search/scroll/_all"',
+])
+def test_hardening_and_rehearsals_stay_quiet(command: str) -> None:
+    assert rules(command) == [], check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "rabbitmqctl delete_user app", "ipa user-del jdoe", "Stop-Computer -Force",
+    "kafka-consumer-groups.sh --bootstrap-server k:9092 --group g --reset-offsets --to-earliest --topic t --execute",
+    "java -jar jenkins-cli.jar -s https://ci.acme.io/ shutdown",  # a CI server's host is not a throwaway name
+])
+def test_their_destructive_twins_still_warn(command: str) -> None:
+    assert rules(command), check_command(command)
