@@ -19,7 +19,8 @@ from guardrails.wrappers import DOCKER_RUN_VALUES
 
 # Files that hold credentials, and commands that print them.
 _SECRET_FILES = re.compile(r"(?i)(?:^|/)(?:id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub)\b|shadow$|\.env$|\.netrc$|\.pgpass$"
-                           r"|credentials(?:\.json)?$|kubeconfig|\.kube/config$|vault-token|\.vault-token$)"
+                           r"|credentials(?:\.json)?$|kubeconfig|\.kube/config$|vault-token|\.vault-token$"
+                           r"|(?:^|[-_/])(?:sa-)?key\.json$|service[-_]?account[\w.-]*\.json$)"
                            r"|\.(?:pem|key|p12|pfx|jks|keystore)$")
 _SECRET_COMMANDS: tuple[tuple[str, frozenset[str]], ...] = (
     ("kubectl", frozenset({"secret", "secrets"})), ("oc", frozenset({"secret", "secrets"})),
@@ -138,6 +139,14 @@ def _prints_secret(inv: Invocation) -> bool:
     return any(program == name and all(group & words for group in groups) for name, groups in _PRINTS_SECRET)
 
 
+def _env_searched(found: list[Invocation], i: int) -> bool:
+    """`env | grep -i 'secret|token'`: the environment searched for its secrets, and shown."""
+    if found[i].program not in ("env", "printenv") or found[i].args:
+        return False
+    return any(inv.program in ("grep", "egrep", "rg") and any(_SECRET_FIELD.search(a) for a in inv.args
+                                                              if not a.startswith("-")) for inv in found[i + 1:])
+
+
 def _read_privately(found: list[Invocation], i: int) -> bool:
     """The printed secret goes into a command that only inspects it (`| openssl x509 -noout`, `| jq keys`, `| wc`)."""
     later = found[i + 1:]
@@ -149,7 +158,8 @@ def _read_privately(found: list[Invocation], i: int) -> bool:
 # they pushed last. Official images (`postgres:15`) and private registries (`registry.corp:5000/x`) are not this.
 _PUBLIC_REGISTRIES = ("docker.io/", "ghcr.io/", "quay.io/", "index.docker.io/", "registry.hub.docker.com/")
 _IMAGE_RUNNERS = {"docker": ("run", "create"), "podman": ("run", "create"), "nerdctl": ("run",),  # (pull runs nothing)
-                  "kubectl": ("run", "debug", "set"), "oc": ("run", "debug", "set")}
+                  "kubectl": ("run", "debug", "set"), "oc": ("run", "debug", "set"), "gcloud": ("deploy",),
+                  "az": ("create", "update"), "fly": ("deploy",), "flyctl": ("deploy",)}
 
 
 def _unpinned_images(inv: Invocation) -> list[str]:
@@ -186,7 +196,8 @@ def exposures(found: list[Invocation]) -> list[Invocation]:
            for inv in found if not inv.detector and (why := _opened(inv))]
     if _secret_sent(found):
         out.append(Invocation(program="<pipe>", detector="secret_sent"))
-    elif any(_prints_secret(inv) and not _read_privately(found, i) for i, inv in enumerate(found) if not inv.detector):
+    elif any((_prints_secret(inv) and not _read_privately(found, i)) or _env_searched(found, i)
+             for i, inv in enumerate(found) if not inv.detector):
         out.append(Invocation(program="<terminal>", detector="secret_printed"))
     if any(_token_shaped(inv) or _password_option(inv) for inv in found if not inv.detector and inv.args):
         out.append(Invocation(program="<line>", detector="credential_on_line"))
@@ -214,6 +225,9 @@ def _password_option(inv: Invocation) -> bool:
             value = arg.split("=", 1)[1]
         elif arg.startswith("-p") and len(arg) > 2 and inv.program in ("mysql", "mysqldump", "mysqladmin", "mariadb"):
             value = arg[2:]
-        if value and not value.startswith(("$", "<", "{", "%", "`")) and value.lower() not in ("-", "stdin"):
+        if value and not value.startswith(("$", "<", "{", "%", "`", "_")) and value.lower() not in ("-", "stdin"):
+            return True
+        literal = re.match(r"(?i)^(?:password|passwd|pwd)=([^$<{%`_\s][^\s]*)$", arg)  # vault write ... password=ops
+        if literal and literal.group(1).lower() not in ("-", "stdin", "prompt"):
             return True
     return False

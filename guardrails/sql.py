@@ -149,7 +149,7 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*(?:IMPORT|LOAD)\s+FROM\b.*\bREPLACE\s+INTO\b", "restored_over"),  # Db2: the table's rows are replaced
     (r"^\s*QUIESCE\s+(?:DATABASE|INSTANCE)\b", "writes_blocked"),
     (r"^\s*PURGE\s+(?:DBA_RECYCLEBIN|RECYCLEBIN|TABLE|INDEX|TABLESPACE)\b", "recycle_purged"),
-    (r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:BACKUP|ARCHIVELOG|COPY)\b", "backups_deleted"),  # RMAN
+    (r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:BACKUP|ARCHIVELOG|COPY)\b(?!.*\bBACKED\s+UP\b)", "backups_deleted"),  # RMAN
     (r"^\s*ALTER\s+DATABASE\s+.*\b(?:CONNECTION\s+LIMIT\s+0\b|SET\s+(?:SINGLE_USER|OFFLINE|READ_ONLY)\b"
      r"|ALLOW_CONNECTIONS\s+(?:false|0)\b)", "writes_blocked"),
     (r"^\s*(?:RENAME\s+TABLE\b|ALTER\s+TABLE\s+\S+\s+RENAME\s+TO\b)", "table_renamed"),
@@ -170,8 +170,11 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"\bIDENTIFIED\s+WITH\s+no_password\b", "privilege_granted"),  # ClickHouse: a user with no password
     (r"^\s*GRANT\s+(?!(?:SELECT|USAGE|CONNECT|EXECUTE|REFERENCES|TEMP|TEMPORARY)\b)[\w\s,]+\bTO\s+PUBLIC\b",
      "privilege_granted"),  # GRANT DBA TO PUBLIC
-    (r"^\s*(?:ALTER|CREATE)\s+(?:USER|ROLE|LOGIN)\s+[\"'`]?(\w+)[\"'`]?\b.*\bPASSWORD\s*(?:=\s*)?N?'"
-     r"(?:\1|admin|password|postgres|root|changeme|secret|123456|12345678|test|guest|sa)'", "weak_password"),
+    (r"^\s*(?:ALTER|CREATE)\s+(?:USER|ROLE|LOGIN)\s+[\"'`]?(\w+)[\"'`]?\b.*\b(?:PASSWORD\s*(?:=\s*)?N?|IDENTIFIED\s+BY\s+)"
+     r"['\"]?(?:\1|admin\d*|password\d*|postgres|root|changeme|secret|123456|12345678|test|guest|sa|welcome\d*|oracle)['\"]?"
+     r"(?:\s|;|$)", "weak_password"),
+    (r"^\s*CREATE\s+OR\s+REPLACE\s+TABLE\b", "table_replaced"),  # its rows are replaced by the query's
+    (r"^\s*BACKUP\s+LOG\b.*\bTO\s+DISK\s*=\s*N?'NUL:?'", "backups_deleted"),  # the log chain thrown away
     (r"^\s*GRANT\s+(?:SUPERUSER|pg_write_server_files|pg_execute_server_program|sysadmin)\b", "privilege_granted"),
     (r"^\s*ALTER\s+LOGIN\s+sa\s+ENABLE\b", "privilege_granted"),
     (r"^\s*(?:ALTER\s+SERVER\s+ROLE\s+(?:sysadmin|securityadmin|serveradmin|\[sysadmin\])\s+ADD\s+MEMBER"
@@ -216,6 +219,8 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
     if _RMAN_DELETE.match(statement):
         return pattern_kinds(statement)
     kinds = _parsed_kinds(statement, dialect) | pattern_kinds(statement)
+    if "table_replaced" in kinds:
+        kinds -= {"drop_table"}
     if kinds & {"drop_table", "truncate"} and _scratch_tables(statement):
         kinds -= {"drop_table", "truncate"}  # a session's temp table (#t, pg_temp.t) or one named as scratch
     return kinds

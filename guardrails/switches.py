@@ -23,7 +23,8 @@ _PROTECTS = re.compile(
     r"|hostkey|certcheck|checkcert|csrf|(?<![a-z])mfa|executionpolicy|deny(?!list)|protected-mode|protectedmode"
     r"|versioning|lmcompatibility|requiresignature|root_squash|oslogin|backup|globalstate|nodelete|nosizechange"
     r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security|dnssec"
-    r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning",
+    r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
+    r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
@@ -34,13 +35,14 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission"
                        r"|allowed[-_]?actions|principal|grantee", re.IGNORECASE)
 _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "allauthenticatedusers", "all", "*",
-                     "allow", "admin", "user:*", "0.0.0.0/0", "::/0"})
+                     "allow", "admin", "user:*", "user:anonymous", "0.0.0.0/0", "::/0"})
 # Names of settings that switch a protection off when set.
-_LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify"
+_LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify|doesnotrequire"
+                      r"|enable[-_]legacy"
                       r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))", re.IGNORECASE)
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
                  "bypass", "privileged", "$false", "allowall", "allow-all", "suspended", "detection", "detectiononly",
-                 "trust"})
+                 "trust", "old", "legacy", "allow_unencrypted_and_encrypted", "unencrypted"})
 ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
 # Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
 _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",
@@ -182,7 +184,8 @@ _NAME = re.compile(r"""([A-Za-z][\w.:/\[\]-]*)["']?\s*(?:[=:]\s*\{?\s*["']?(?:mo
                    r"""|\s+(?:/t\s+\S+\s+)?(?:/d|--value|-value|--set|set|to)?)\s*["']?$""")
 
 
-_GENERIC = frozenset({"mode", "value", "state", "enabled", "level", "type", "start", "status", "set", "config"})
+_GENERIC = frozenset({"mode", "value", "state", "enabled", "level", "type", "start", "status", "set", "config",
+                      "parametervalue"})
 
 
 def _setting(before: str) -> str | None:

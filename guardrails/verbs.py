@@ -133,6 +133,7 @@ def leading_words(inv: Invocation) -> list[str]:
 HTTP_CLIENTS = frozenset({"curl", "http", "https", "xh", "xhs", "wget", "httpie"})
 HTTP_WRITES = frozenset({"post", "put", "patch"})
 API_VERBS = {"exit": "takes_down", "close": "takes_down", "mute": "weakens_security", "pause": "weakens_security",
+             "downtime": "weakens_security",
              "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data"}
 _DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
                "--post-data", "--post-file", "--upload-file", "-T")
@@ -151,9 +152,21 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
         every = [p for w in words for p in parts(w)]
         for word in every:
             effect = API_VERBS.get(word) or _classify(word, every)
-            if effect:
+            if effect and not _scoped_body(inv, word):
                 return VerbFinding(effect, found.group(1))
     return None
+
+
+_SCOPED = {  # a body that names what the call touches: a CDN purge of listed files, a downtime for one host
+    "purge": re.compile(r'"(?:files|prefixes|tags|hosts)"\s*:'),
+    "downtime": re.compile(r'"scope"\s*:\s*"(?!\*)[^"]+"'),
+    "mute": re.compile(r'"scope"\s*:\s*"(?!\*)[^"]+"'),
+}
+
+
+def _scoped_body(inv: Invocation, word: str) -> bool:
+    scoped = _SCOPED.get(word)
+    return bool(scoped) and any(scoped.search(a) for a in inv.args)
 
 
 def _method(inv: Invocation) -> str:

@@ -102,6 +102,7 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "db2": (frozenset(), None),  # db2 "DROP DATABASE X": the statement is the argument
     "wrangler": (frozenset({"--command"}), "sqlite"),  # wrangler d1 execute DB --command "..."
     "heroku": (frozenset({"-c", "--command"}), "postgres"),  # heroku pg:psql -c "..."
+    "invoke-sqlcmd": (frozenset({"-query", "-Query"}), "tsql"), "rman": (frozenset(), None),  # rman: statements on stdin
 }
 SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements to run (sqlplus: @FILE)
     "psql": frozenset({"-f", "--file"}), "gitlab-psql": frozenset({"-f", "--file"}),
@@ -311,6 +312,8 @@ def _sql(inv: Invocation) -> list[Invocation]:
     files += [p[1:] for p in positionals if inv.program == "sqlplus" and p.startswith("@") and len(p) > 1]
     if inv.stdin and inv.stdin_from != "remote":
         scripts.append(inv.stdin)
+    if any(fetches(script) for script in scripts):
+        return [detector(inv, "remote_code")]  # mongosh/psql --eval "$(curl URL)"
     if any(is_parameter(script.strip(), positional=True) for script in scripts + files):
         return [detector(inv, "opaque_command")]  # psql -c "$SQL": the statement is in a variable
     if inv.stdin_from == "remote" and not scripts:
@@ -342,6 +345,8 @@ def _file_reader(inv: Invocation) -> list[Invocation]:
     files = option_values(tuple(a.lower() if a.startswith(("-", "/")) else a for a in inv.args), names)
     if inv.program in ("mongosh", "mongo"):
         files += [a for a in inv.args if a.endswith(".js") and not a.startswith("-")]
+        if any(fetches(code) for code in option_values(inv.args, frozenset({"--eval"}))):
+            return [detector(inv, "remote_code")]  # mongosh --eval "$(curl -s URL)"
     if files and any(is_parameter(f.strip(), positional=True) for f in files):
         return [detector(inv, "opaque_command")]
     if files or (inv.stdin_from == "file" and (inv.program != "etcdctl" or "txn" in inv.args)):
