@@ -20,7 +20,8 @@ from guardrails.wrappers import DOCKER_RUN_VALUES
 # Files that hold credentials, and commands that print them.
 _SECRET_FILES = re.compile(r"(?i)(?:^|/)(?:id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub)\b|shadow$|\.env$|\.netrc$|\.pgpass$"
                            r"|credentials(?:\.json)?$|kubeconfig|\.kube/config$|vault-token|\.vault-token$"
-                           r"|(?:^|[-_/])(?:sa-)?key\.json$|service[-_]?account[\w.-]*\.json$)"
+                           r"|(?:^|[-_/])(?:sa-)?key\.json$|service[-_]?account[\w.-]*\.json$"
+                           r"|\.(?:aws|ssh|kube|gnupg|docker)/?$)"
                            r"|\.(?:pem|key|p12|pfx|jks|keystore)$")
 _SECRET_COMMANDS: tuple[tuple[str, frozenset[str]], ...] = (
     ("kubectl", frozenset({"secret", "secrets"})), ("oc", frozenset({"secret", "secrets"})),
@@ -121,10 +122,17 @@ def _option(args: tuple[str, ...], names: tuple[str, ...]) -> str | None:
 
 def _prints_secret(inv: Invocation) -> bool:
     program, args = inv.program.lower(), inv.args
+    if program in ("kubectl", "oc") and {"secret", "secrets"} & set(args) and "get" in args and (
+            "-A" in args or "--all-namespaces" in args) and any(r.startswith(("/tmp", "/var/tmp")) for r in inv.redirects):
+        return True  # every secret dumped to a scratch file
     if inv.redirects:
         return False  # written to a file, not shown
     if program in ("cat", "type", "get-content", "less", "more", "head", "tail"):
         return any(_SECRET_FILES.search(a) for a in args if not a.startswith("-"))
+    if program in ("kubectl", "oc") and args[:3] in (("config", "view", "--raw"), ("config", "view", "--flatten")):
+        return True  # the kubeconfig with its tokens and keys
+    if program == "ceph" and args[:2] in (("auth", "ls"), ("auth", "list")):
+        return True
     if program in ("kubectl", "oc") and {"secret", "secrets"} & set(args) and "get" in args:
         shape = (_option(args, ("-o", "--output")) or "").lower()
         if shape in ("yaml", "json"):

@@ -46,7 +46,7 @@ _SCRIPT_SUFFIX = re.compile(r"(?i)\.(?:sh|bash|py|rb|pl|ps1|bat|cmd|sql|js|exe)$
 def unknown_name(path: str) -> bool:
     """Whether which program or script a path names is in a variable: `$CMD`, `/scripts/$STEP.sh`,
     `"$DIR/$ACTION.sh"` (`$KAFKA_HOME/bin/kafka-topics.sh` names its program)."""
-    name = re.split(r"[/\\]", path)[-1]
+    name = re.sub(r"^%\w+%", "", re.split(r"[/\\]", path)[-1])  # %windir%\system32\x.exe: the folder is the variable
     if is_parameter(path):
         return True
     looks_like_a_file = name != path or bool(_SCRIPT_SUFFIX.search(name))  # not PowerShell's $_.Status
@@ -112,6 +112,8 @@ def _from_stdin(inv: Invocation, lang: str) -> list[Invocation]:
     origin = inv.stdin_from
     if origin == "remote":
         return [detector(inv, "remote_code")]
+    if origin == "literal" and inv.stdin and is_parameter(inv.stdin.strip(), positional=True):
+        return [detector(inv, "opaque_command")]  # python3 - <<< "$CODE"
     found = _code(lang, inv.stdin) if inv.stdin else []
     if origin == "decoded":
         return [detector(inv, "encoded_code"), *found]

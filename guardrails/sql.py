@@ -148,6 +148,7 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*RESTORE\s+(?:DATABASE|LOG|DB)\b.*\bREPLACE\b", "restored_over"),
     (r"^\s*(?:IMPORT|LOAD)\s+FROM\b.*\bREPLACE\s+INTO\b", "restored_over"),  # Db2: the table's rows are replaced
     (r"^\s*QUIESCE\s+(?:DATABASE|INSTANCE)\b", "writes_blocked"),
+    (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?NOLOGIN\b", "writes_blocked"),  # the application can no longer log in
     (r"^\s*PURGE\s+(?:DBA_RECYCLEBIN|RECYCLEBIN|TABLE|INDEX|TABLESPACE)\b", "recycle_purged"),
     (r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:BACKUP|ARCHIVELOG|COPY)\b(?!.*\bBACKED\s+UP\b)", "backups_deleted"),  # RMAN
     (r"^\s*ALTER\s+DATABASE\s+.*\b(?:CONNECTION\s+LIMIT\s+0\b|SET\s+(?:SINGLE_USER|OFFLINE|READ_ONLY)\b"

@@ -29,20 +29,24 @@ _PROTECTS = re.compile(
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
 _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible|allow[-_]?public|anonymous"
+                    r"|allow\.everyone"
                     r"|(?<![a-z])guest|testsigning|nointegritychecks|(?<![a-z])smb1|sslv[23]|remotelogin"
                     r"|allow[-_]?(?:root|empty[-_]?password)|insecure[-_]?registr", re.IGNORECASE)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission"
+                       r"|inbound[-_]?policy|policy\.default"
                        r"|allowed[-_]?actions|principal|grantee", re.IGNORECASE)
 _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "allauthenticatedusers", "all", "*",
-                     "allow", "admin", "user:*", "user:anonymous", "0.0.0.0/0", "::/0"})
+                     "allow", "admin", "user:*", "user:anonymous", "0.0.0.0/0", "::/0", "all-unauthenticated",
+                     "role:admin"})
 # Names of settings that switch a protection off when set.
 _LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify|doesnotrequire"
                       r"|enable[-_]legacy"
                       r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))", re.IGNORECASE)
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
                  "bypass", "privileged", "$false", "allowall", "allow-all", "suspended", "detection", "detectiononly",
-                 "trust", "old", "legacy", "allow_unencrypted_and_encrypted", "unencrypted"})
+                 "trust", "old", "legacy", "allow_unencrypted_and_encrypted", "unencrypted", "alwaysallow",
+                 "allowallauthenticator", "allowallauthorizer", "all-unauthenticated"})
 ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
 # Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
 _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",
@@ -63,7 +67,8 @@ def switched_off(inv: Invocation) -> str | None:
     if program in ("sed", "gsed", "perl") and any(a.startswith("-i") or a.startswith("-pi") for a in inv.args):
         return _config_edit(inv)
     if program == "tee" and inv.stdin_from == "literal" and inv.stdin:  # echo 'x.security.disabled: true' | tee -a conf
-        return switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
+        opened = _OPEN_TO_ALL.search(inv.stdin)
+        return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
     if program in _SHOWS or (program in _PRINTS and not inv.redirects):
         return None
     words = [inv.program, *inv.args]
@@ -97,6 +102,7 @@ _DELETION = re.compile(r"^[/\\](.+)/\s*d$")
 # <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
 _XML = re.compile(r"(?:<(\w+)>|_(\w+)_)([^<]*)</(\w+)>")
 _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
+                          r"|allow-(?:transfer|query|recursion|update)\s*\{\s*any"
                           r"|bind[-_]?address\s*=\s*0\.0\.0\.0|\blisten_addresses\s*=\s*'?\*", re.IGNORECASE)
 _WEAK_TLS = re.compile(r"\bSSLv[23]\b|\bTLSv1(?:\.[01])?\b(?!\.[23])|\bTLSv1_[01]\b", re.IGNORECASE)
 
@@ -142,9 +148,9 @@ def _last_name(setting: str) -> str:
 
 # A resource's state set to out of service: `--status Disabled`, `--enabled-state Disabled`, `state=stopped`.
 _STATE = re.compile(r"(?:^|[-_.])(?:state|status|enabled[-_]?state|desired[-_]?state|admin[-_]?state|power[-_]?state"
-                    r"|desired[-_]?status)$", re.IGNORECASE)
+                    r"|desired[-_]?status|ensure|start|isoffline)$", re.IGNORECASE)
 DOWN = frozenset({"disabled", "stopped", "offline", "down", "suspended", "inactive", "deallocated", "receivedisabled",
-                  "senddisabled", "maintenance"})
+                  "senddisabled", "maintenance", "absent", "$true"})
 
 
 def switched_down(inv: Invocation) -> str | None:
@@ -154,8 +160,12 @@ def switched_down(inv: Invocation) -> str | None:
     args = list(inv.args)
     for n, arg in enumerate(args):
         name, eq, value = arg.partition("=")
-        if not eq:
-            name, value = arg, (args[n + 1] if n + 1 < len(args) else "")
+        if not eq or not value:  # --status Disabled, start= disabled (sc.exe)
+            name, value = name, (args[n + 1] if n + 1 < len(args) else "")
+        if name.lower().endswith("isoffline") and value.lower() != "$true":
+            continue
+        if name.lower().lstrip("-") == "ensure" and value.lower() not in ("stopped", "absent"):
+            continue
         if name.startswith("-") or eq:
             if _STATE.search(name.lstrip("-")) and value.strip("'\"").lower() in DOWN:
                 return name.lstrip("-")

@@ -82,7 +82,7 @@ POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "jo
 # `reset-windows-password` resets a password, `drain-timeout` is a setting.
 COMPOUND_LEADS = frozenset({
     "delete", "destroy", "remove", "terminate", "purge", "drop", "flush", "wipe", "erase", "stop", "shutdown",
-    "uninstall", "disable", "kill", "truncate", "deregister", "deprovision", "decommission",
+    "uninstall", "disable", "kill", "killall", "truncate", "deregister", "deprovision", "decommission",
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
 _PROGRAM = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")  # `hcloud`, `linode-cli`, `./bin/x` is read by its base name
@@ -133,7 +133,7 @@ def leading_words(inv: Invocation) -> list[str]:
 HTTP_CLIENTS = frozenset({"curl", "http", "https", "xh", "xhs", "wget", "httpie"})
 HTTP_WRITES = frozenset({"post", "put", "patch"})
 API_VERBS = {"exit": "takes_down", "close": "takes_down", "mute": "weakens_security", "pause": "weakens_security",
-             "downtime": "weakens_security",
+             "downtime": "weakens_security", "quitquitquit": "takes_down",
              "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data"}
 _DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
                "--post-data", "--post-file", "--upload-file", "-T")

@@ -345,8 +345,11 @@ def _file_reader(inv: Invocation) -> list[Invocation]:
     files = option_values(tuple(a.lower() if a.startswith(("-", "/")) else a for a in inv.args), names)
     if inv.program in ("mongosh", "mongo"):
         files += [a for a in inv.args if a.endswith(".js") and not a.startswith("-")]
-        if any(fetches(code) for code in option_values(inv.args, frozenset({"--eval"}))):
+        evals = option_values(inv.args, frozenset({"--eval"}))
+        if any(fetches(code) for code in evals):
             return [detector(inv, "remote_code")]  # mongosh --eval "$(curl -s URL)"
+        if any(is_parameter(code.strip(), positional=True) for code in evals):
+            return [detector(inv, "opaque_command")]  # mongosh --eval "$JS"
     if files and any(is_parameter(f.strip(), positional=True) for f in files):
         return [detector(inv, "opaque_command")]
     if files or (inv.stdin_from == "file" and (inv.program != "etcdctl" or "txn" in inv.args)):
@@ -383,7 +386,8 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         return unknown
     if program in PREFIXES:
         spec = PREFIXES[program]
-        if program == "runuser" and any(a in ("-c", "--command") for a in args):
+        before = args[:args.index("--")] if "--" in args else args  # runuser -u U -- psql -c SQL: psql's -c
+        if program == "runuser" and any(a in ("-c", "--command") for a in before):
             return _su(inv)
         start = command_start(args, spec.value_options, spec.skip)
         if program == "xargs":
