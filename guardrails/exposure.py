@@ -218,7 +218,7 @@ def _token_shaped(inv: Invocation) -> bool:
     """An argument that is a credential by its shape (a vendor token, an access key, a JWT, a URL's password),
     not a placeholder (`XXXX`, `<password>`)."""
     text = " ".join(inv.args)
-    if "XXXX" in text.upper():
+    if "XXXX" in text.upper() or "EXAMPLE" in text:  # AKIAIOSFODNN7EXAMPLE: AWS's documentation key
         return False
     return any(pattern.search(text) for pattern in TOKEN_SHAPES) or bool(_URL_PASSWORD.search(text))
 

@@ -12,7 +12,8 @@ _NUMBER = re.compile(r"^-\d+$")
 _GUARDED = re.compile(r"\$\{\w+:[?]")  # ${VAR:?} fails instead of expanding to nothing
 # a literal cache or scratch directory after the variable ("$HOME/.cache/pip"): wrong or empty, it stays scratch
 _SCRATCH_SUFFIX = re.compile(r"^[^/]*\$[^/]*(/(?!\.\.(/|$))[^$`/]+)*/(\.cache|cache|caches|tmp|\.tmp|__pycache__|"
-                             r"\.pytest_cache)(/(?!\.\.(/|$))[^$`/*]+)*/?$")
+                             r"\.pytest_cache)(/(?!\.\.(/|$))[^$`/*]+)*/?$"
+                             r"|^\$\{(?:TMPDIR|TMP|TEMP|RUNNER_TEMP):-/tmp\}/[^/*]+/?$")  # ${TMPDIR:-/tmp}/job-$$
 _REMOTE = re.compile(r"^(?:[\w.-]+@)?[\w.-]+:(?=/(?!/))")
 _HOME = re.compile(r"^(~[\w.-]*|\$HOME|\$\{HOME\}|/home/[\w.-]+|/Users/[\w.-]+|/root)(/\*?)?$")
 

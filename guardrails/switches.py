@@ -29,7 +29,7 @@ _PROTECTS = re.compile(
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
 _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible|allow[-_]?public|anonymous"
-                    r"|allow\.everyone"
+                    r"|allow\.everyone|uselogoncredential"
                     r"|(?<![a-z])guest|testsigning|nointegritychecks|(?<![a-z])smb1|sslv[23]|remotelogin"
                     r"|allow[-_]?(?:root|empty[-_]?password)|insecure[-_]?registr", re.IGNORECASE)
 # Names of settings that say who may do what, and values that mean anyone or everything.
@@ -102,7 +102,7 @@ _DELETION = re.compile(r"^[/\\](.+)/\s*d$")
 # <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
 _XML = re.compile(r"(?:<(\w+)>|_(\w+)_)([^<]*)</(\w+)>")
 _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
-                          r"|allow-(?:transfer|query|recursion|update)\s*\{\s*any"
+                          r"|allow-(?:transfer|query|recursion|update)\s*\{\s*any|^\s*bind\s+0\.0\.0\.0\b"
                           r"|bind[-_]?address\s*=\s*0\.0\.0\.0|\blisten_addresses\s*=\s*'?\*", re.IGNORECASE)
 _WEAK_TLS = re.compile(r"\bSSLv[23]\b|\bTLSv1(?:\.[01])?\b(?!\.[23])|\bTLSv1_[01]\b", re.IGNORECASE)
 
@@ -195,7 +195,7 @@ _NAME = re.compile(r"""([A-Za-z][\w.:/\[\]-]*)["']?\s*(?:[=:]\s*\{?\s*["']?(?:mo
 
 
 _GENERIC = frozenset({"mode", "value", "state", "enabled", "level", "type", "start", "status", "set", "config",
-                      "parametervalue"})
+                      "parametervalue", "isenabled", "bool", "int", "integer", "string"})
 
 
 def _setting(before: str) -> str | None:

@@ -22,11 +22,11 @@ from guardrails.invocation import Invocation, read_args
 DESTROYS = frozenset({
     "delete", "del", "destroy", "remove", "rm", "erase", "wipe", "purge", "flush", "flushall", "flushdb",
     "drop", "truncate", "zap", "shred", "nuke", "obliterate", "terminate", "deprovision", "decommission",
-    "uninstall", "reset", "format", "reformat", "expunge", "discard", "deregister", "unregister",
+    "uninstall", "reset", "format", "reformat", "expunge", "discard", "deregister", "unregister", "reimage",
 })
 TAKES_DOWN = frozenset({
     "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
-    "deactivate", "drain", "offline", "down", "unload", "detach", "evict", "revoke", "leave", "bootout",
+    "deactivate", "drain", "offline", "down", "unload", "detach", "evict", "revoke", "leave", "bootout", "rebuild",
 })
 # A disabled or deleted thing of these kinds leaves a system less protected.
 SECURITY_NOUNS = frozenset({
@@ -243,6 +243,8 @@ def _verbs(word: str, split: list[str]) -> list[str]:
     if len(split) == 1:
         return split
     verbs = [split[0]] if split[0] in COMPOUND_LEADS else []
+    if len(split) > 2 and split[-1] in COMPOUND_LEADS and not {"to", "can", "may", "should"} & set(split):
+        verbs.append(split[-1])  # service-instance-delete: a noun phrase, then the verb (not safe-to-destroy)
     acronym = re.search(r"[a-z][A-Z]{2,}$", word)  # WinRM, HostRM: a name ending in an acronym, not a verb
     if len(split) == 2 and (":" in word or len(split[0]) >= 3) and not acronym:  # `pg:reset`, `bucket-flush`
         verbs.append(split[1])

@@ -138,6 +138,8 @@ def _su(inv: Invocation) -> list[Invocation]:
 
 def _ssh(inv: Invocation) -> list[Invocation]:
     start = command_start(inv.args, SSH_VALUES, skip=1)
+    while start < len(inv.args) and inv.args[start].startswith("-") and inv.args[start] != "--":
+        start += 2 if inv.args[start] in SSH_VALUES else 1  # ssh HOST -t CMD: options after the host
     if start >= len(inv.args):  # no command: the remote login shell reads stdin
         return run(inv, Program("sh", reads_stdin=True))
     remote = " ".join(inv.args[start:])
