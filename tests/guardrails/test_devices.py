@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from guardrails import check_command
 from guardrails.repl import unprompted
-from guardrails.verdict import worst_of
-
-
-def judged(command: str) -> tuple[str, list[str]]:
-    found = check_command(command)
-    return worst_of(f.severity for f in found) or "none", [f.rule for f in found]
+from tests.guardrails.flagged import judged
 
 
 @pytest.mark.parametrize("command, severity, rule", [

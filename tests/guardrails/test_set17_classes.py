@@ -5,10 +5,7 @@ from __future__ import annotations
 import pytest
 
 from guardrails import check_command
-
-
-def rules(command: str) -> list[str]:
-    return [f.rule for f in check_command(command) if f.severity in ("warn", "block")]
+from tests.guardrails.flagged import flagged as rules
 
 
 @pytest.mark.parametrize("command, rule", [
