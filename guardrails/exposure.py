@@ -106,7 +106,7 @@ _PRINTS_SECRET: tuple[tuple[str, tuple[frozenset[str], ...]], ...] = (
                                                          frozenset({"--with-decryption"}))),
     ("gcloud", (frozenset({"secrets"}), frozenset({"access"}))),
     ("az", (frozenset({"secret"}), frozenset({"show"}))), ("az", (frozenset({"keys"}), frozenset({"list"}))),
-    ("heroku", (frozenset({"config"}),)),
+    ("heroku", (frozenset({"config"}),)), ("airflow", (frozenset({"connections"}), frozenset({"get", "export"}))),
 )
 _SECRET_FIELD = re.compile(r"pass|secret|token|key|cred|private|auth|dsn|url", re.IGNORECASE)
 _PUBLIC_DATA = re.compile(r"\.(?:crt|cert|pem|pub)\b|ca\\?\.crt|\.metadata", re.IGNORECASE)

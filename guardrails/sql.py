@@ -23,7 +23,7 @@ from guardrails.invocation import Invocation
 SQL_START = frozenset({
     "select", "insert", "update", "delete", "drop", "truncate", "alter", "create", "grant", "revoke",
     "with", "begin", "commit", "rollback", "vacuum", "reindex", "explain", "copy", "merge", "comment",
-    "flush", "purge", "reset", "rename", "cluster", "dbcc", "exec", "stop",
+    "flush", "purge", "reset", "rename", "cluster", "dbcc", "exec", "stop", "flashback", "noaudit",
 })
 # Statements whose first word is also a shell command (shutdown, set): SQL only when written in capitals.
 SQL_START_CAPITALS = frozenset({"SHUTDOWN", "SET", "RESTORE", "BACKUP", "KILL", "IMPORT", "LOAD", "QUIESCE"})
@@ -148,6 +148,15 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*RESTORE\s+(?:DATABASE|LOG|DB)\b.*\bREPLACE\b", "restored_over"),
     (r"^\s*(?:IMPORT|LOAD)\s+FROM\b.*\bREPLACE\s+INTO\b", "restored_over"),  # Db2: the table's rows are replaced
     (r"^\s*QUIESCE\s+(?:DATABASE|INSTANCE)\b", "writes_blocked"),
+    (r"^\s*ALTER\s+TABLESPACE\s+\S+\s+OFFLINE\b", "writes_blocked"),
+    (r"^\s*FLASHBACK\s+(?:DATABASE|TABLE)\b(?!.*\bBEFORE\s+DROP\b)", "restored_over"),  # rewound: what came after
+    # is gone (TO BEFORE DROP brings a dropped table back)
+    (r"^\s*(?:NOAUDIT\s+ALL\b|ALTER\s+(?:SERVER|DATABASE)\s+AUDIT\b.*\bSTATE\s*=\s*OFF\b)", "audit_off"),
+    (r"\bFAILED_LOGIN_ATTEMPTS\s+UNLIMITED\b|\bDISABLE\s+PASSWORD\s+LIFETIME\b|\bUNSET\s+NETWORK_POLICY\b",
+     "privilege_granted"),
+    (r"^\s*(?:BEGIN\s+)?EXECUTE\s+IMMEDIATE\s+(?!')[:@]?\w+\s*;|^\s*EXEC(?:UTE)?\s+sp_executesql\s+@\w+", "dynamic_sql"),
+    (r"\bDATA_RETENTION_TIME_IN_DAYS\s*=\s*0\b|\bVACUUM\b.*\bRETAIN\s+0\s+HOURS\b|^\s*BACKUP\s+CATALOG\s+DELETE\b",
+     "backups_deleted"),
     (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?NOLOGIN\b", "writes_blocked"),  # the application can no longer log in
     (r"^\s*PURGE\s+(?:DBA_RECYCLEBIN|RECYCLEBIN|TABLE|INDEX|TABLESPACE)\b", "recycle_purged"),
     (r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:BACKUP|ARCHIVELOG|COPY)\b(?!.*\bBACKED\s+UP\b)", "backups_deleted"),  # RMAN
@@ -167,6 +176,7 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?(?:SUPERUSER|BYPASSRLS|CREATEROLE)\b", "privilege_granted"),
     (r"^\s*GRANT\s+ALL\b.*\b(?:WITH\s+GRANT\s+OPTION|TO\s+(?:PUBLIC|anon|anonymous|authenticated)\b)", "privilege_granted"),
     (r"^\s*GRANT\s+(?:DBADM|SECADM|SYSADM|ACCESSCTRL|DATAACCESS)\b.*\bTO\s+PUBLIC\b", "privilege_granted"),  # Db2
+    (r"^\s*GRANT\s+ROLE\s+(?:ACCOUNTADMIN|SECURITYADMIN|SYSADMIN|ORGADMIN)\b.*\bTO\s+ROLE\s+PUBLIC\b", "privilege_granted"),
     (r"\bDISABLE\s+ROW\s+LEVEL\s+SECURITY\b|\bNO\s+FORCE\s+ROW\s+LEVEL\s+SECURITY\b", "privilege_granted"),
     (r"\bIDENTIFIED\s+WITH\s+no_password\b", "privilege_granted"),  # ClickHouse: a user with no password
     (r"^\s*GRANT\s+(?!(?:SELECT|USAGE|CONNECT|EXECUTE|REFERENCES|TEMP|TEMPORARY)\b)[\w\s,]+\bTO\s+PUBLIC\b",

@@ -24,16 +24,18 @@ _PROTECTS = re.compile(
     r"|versioning|lmcompatibility|requiresignature|root_squash|oslogin|backup|globalstate|nodelete|nosizechange"
     r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security|dnssec"
     r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
-    r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode",
+    r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
+    r"|failureaction",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
 _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible|allow[-_]?public|anonymous"
-                    r"|allow\.everyone|uselogoncredential"
-                    r"|(?<![a-z])guest|testsigning|nointegritychecks|(?<![a-z])smb1|sslv[23]|remotelogin"
+                    r"|allow\.everyone|uselogoncredential|allowunencrypted|passwordneverexpires|trustedfordelegation"
+                    r"|(?<![a-z])ssl3|(?<![a-z.])tls1(?![\d.])|tls1[01]"
+                    r"|(?<![a-z])guest|testsigning|nointegritychecks|smb1|sslv[23]|remotelogin"
                     r"|allow[-_]?(?:root|empty[-_]?password)|insecure[-_]?registr", re.IGNORECASE)
 # Names of settings that say who may do what, and values that mean anyone or everything.
-_AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission"
+_AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"
                        r"|allowed[-_]?actions|principal|grantee", re.IGNORECASE)
 _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "allauthenticatedusers", "all", "*",
@@ -46,7 +48,7 @@ _LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|s
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
                  "bypass", "privileged", "$false", "allowall", "allow-all", "suspended", "detection", "detectiononly",
                  "trust", "old", "legacy", "allow_unencrypted_and_encrypted", "unencrypted", "alwaysallow",
-                 "allowallauthenticator", "allowallauthorizer", "all-unauthenticated"})
+                 "allowallauthenticator", "allowallauthorizer", "all-unauthenticated", "dryrun", "audit"})
 ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
 # Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
 _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",

@@ -22,7 +22,7 @@ from guardrails.invocation import Invocation, read_args
 DESTROYS = frozenset({
     "delete", "del", "destroy", "remove", "rm", "erase", "wipe", "purge", "flush", "flushall", "flushdb",
     "drop", "truncate", "zap", "shred", "nuke", "obliterate", "terminate", "deprovision", "decommission",
-    "uninstall", "reset", "format", "reformat", "expunge", "discard", "deregister", "unregister", "reimage",
+    "uninstall", "reset", "format", "reformat", "expunge", "discard", "deregister", "unregister", "reimage", "eradicate",
 })
 TAKES_DOWN = frozenset({
     "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
@@ -81,7 +81,7 @@ POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "jo
 # In a compound subcommand (`delete-hosted-zone`, `stop_app`) only these lead as verbs:
 # `reset-windows-password` resets a password, `drain-timeout` is a setting.
 COMPOUND_LEADS = frozenset({
-    "delete", "destroy", "remove", "terminate", "purge", "drop", "flush", "wipe", "erase", "stop", "shutdown",
+    "delete", "destroy", "remove", "terminate", "purge", "drop", "flush", "wipe", "erase", "stop", "shutdown", "eradicate",
     "uninstall", "disable", "kill", "killall", "truncate", "deregister", "deprovision", "decommission",
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb

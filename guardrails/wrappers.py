@@ -103,6 +103,7 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "wrangler": (frozenset({"--command"}), "sqlite"),  # wrangler d1 execute DB --command "..."
     "heroku": (frozenset({"-c", "--command"}), "postgres"),  # heroku pg:psql -c "..."
     "invoke-sqlcmd": (frozenset({"-query", "-Query"}), "tsql"), "rman": (frozenset(), None),  # rman: statements on stdin
+    "hdbsql": (frozenset(), None), "dgmgrl": (frozenset(), None),
 }
 SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements to run (sqlplus: @FILE)
     "psql": frozenset({"-f", "--file"}), "gitlab-psql": frozenset({"-f", "--file"}),
@@ -113,7 +114,7 @@ SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements 
     "hive": frozenset({"-f"}), "beeline": frozenset({"-f"}), "impala-shell": frozenset({"-f", "--query_file"}),
     "clickhouse-client": frozenset({"--queries-file"}), "clickhouse": frozenset({"--queries-file"}),
     "mysqlsh": frozenset({"-f", "--file"}), "cockroach": frozenset({"-f", "--file"}),
-    "db2": frozenset({"-tvf", "-tf", "-vf", "-f"}), "wrangler": frozenset({"--file"}),
+    "db2": frozenset({"-tvf", "-tf", "-vf", "-f"}), "wrangler": frozenset({"--file"}), "hdbsql": frozenset({"-I"}),
 }
 SQL_SUBCOMMAND_ANY = {"wrangler": "execute", "heroku": "pg:psql"}  # the word that makes the tool a SQL client
 SQL_SUBCOMMAND = {"cockroach": "sql", "clickhouse": "client", "bq": "query"}
@@ -163,7 +164,7 @@ def _fleet(inv: Invocation) -> list[Invocation]:
     if inv.program == "ansible":
         scripts = option_values(args, frozenset({"-a", "--args"}))
         modules = {m.rsplit(".", 1)[-1] for m in option_values(args, frozenset({"-m", "--module-name"}))}
-        if modules & {"file"}:
+        if modules & {"file", "win_file"}:
             return [_absent(script) for script in scripts if "state=absent" in script]
         module = next(iter(modules & set(ANSIBLE_MODULES)), None)
         if module is not None:
@@ -308,8 +309,9 @@ def _sql(inv: Invocation) -> list[Invocation]:
     scripts = option_values(inv.args, names)
     if inv.program in ("sqlite3", "bq"):  # sqlite3 DB 'SQL', bq query 'SQL'
         scripts = [" ".join(positionals[1:])] if len(positionals) > 1 else []
-    if inv.program == "db2":  # db2 "STATEMENT" (db2 connect to X: a CLP command, not SQL)
-        scripts = [p for p in positionals if " " in p and looks_like_sql(p)]
+    if inv.program in ("db2", "hdbsql"):  # db2 "STATEMENT" (db2 connect to X: a CLP command, not SQL)
+        scripts = [p for p in positionals if " " in p and (looks_like_sql(p) or re.match(
+            r"(?i)\s*(?:load|import|backup|restore|flashback|alter|grant)\b", p))]
     files = option_values(inv.args, SQL_FILES.get(inv.program, frozenset()))
     files += [p[1:] for p in positionals if inv.program == "sqlplus" and p.startswith("@") and len(p) > 1]
     if inv.stdin and inv.stdin_from != "remote":
