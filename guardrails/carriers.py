@@ -27,7 +27,8 @@ def command_start(args: tuple[str, ...], value_options: frozenset[str], skip: in
             i += 1
             break
         if token.startswith("-") and token != "-":
-            i += 2 if token in value_options else 1
+            clustered = re.fullmatch(r"-[A-Za-z]{2,}", token) and f"-{token[-1]}" in value_options  # -bw HOSTS
+            i += 2 if token in value_options or clustered else 1
             continue
         if "=" in token and token.split("=", 1)[0].isidentifier():  # env NAME=value
             i += 1
@@ -112,6 +113,18 @@ CARRIERS: dict[str, tuple[Carrier, ...]] = {
     "ctr": (_c("task exec", values="--exec-id --cwd --user -u --env", skip=1),),
     "consul": (_c("exec", values="-node -service -tag -datacenter -http-addr -token -prefix -wait", skip=0,
                   shell=True),),
+    # HPC: a job step on many nodes (srun [opts] CMD), a batch job's one-liner (sbatch --wrap=CMD), MPI's launcher,
+    # a container's command (apptainer exec [opts] IMAGE CMD)
+    "srun": (_c(values="-N --nodes -n --ntasks -w --nodelist -x --exclude -p --partition -t --time -A --account "
+                       "-J --job-name -c --cpus-per-task --mem -o --output -e --error --gres -G --gpus -q --qos "
+                       "--ntasks-per-node --reservation -C --constraint", skip=0),),
+    "sbatch": (_c(options="--wrap"),),
+    "mpirun": (_c(values="-np -n -H --host -hostfile --hostfile -machinefile --map-by -x", skip=0),),
+    "mpiexec": (_c(values="-np -n -H --host -hostfile --hostfile -machinefile --map-by -x", skip=0),),
+    "apptainer": (_c("exec", values="-B --bind -H --home --env --env-file --overlay -W --workdir --pwd --security "
+                                    "--network --hostname --app", skip=1),),
+    "singularity": (_c("exec", values="-B --bind -H --home --env --env-file --overlay -W --workdir --pwd --security "
+                                      "--network --hostname --app", skip=1),),
     "salt-ssh": (_c("cmd.run", skip=0, shell=True),), "salt-call": (_c("cmd.run", skip=0, shell=True),),
     "mussh": (_c(options="-c"),), "fab": (_c(dashes=True, shell=True),),
     "bolt": (_c("command run", values="-t --targets -u --user --run-as", skip=0, shell=True),),

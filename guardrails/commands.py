@@ -223,7 +223,7 @@ def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     return Invocation(detector=detector, args=(found.verb,))
 
 
-_PATH_CLASSES = frozenset({"root", "root_glob", "home", "system", "data", "path"})
+_PATH_CLASSES = frozenset({"root", "root_glob", "home", "system", "data", "path", "scratch", "relative"})
 
 
 def _considered(inv: Invocation, policy: Policy) -> bool:

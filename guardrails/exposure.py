@@ -167,14 +167,20 @@ def _read_privately(found: list[Invocation], i: int) -> bool:
 _PUBLIC_REGISTRIES = ("docker.io/", "ghcr.io/", "quay.io/", "index.docker.io/", "registry.hub.docker.com/")
 _IMAGE_RUNNERS = {"docker": ("run", "create"), "podman": ("run", "create"), "nerdctl": ("run",),  # (pull runs nothing)
                   "kubectl": ("run", "debug", "set"), "oc": ("run", "debug", "set"), "gcloud": ("deploy",),
-                  "az": ("create", "update"), "fly": ("deploy",), "flyctl": ("deploy",)}
+                  "az": ("create", "update"), "fly": ("deploy",), "flyctl": ("deploy",),
+                  "apptainer": ("run", "exec", "shell", "start", "build"),
+                  "singularity": ("run", "exec", "shell", "start", "build")}
+_SIF_SOURCES = ("docker://", "library://", "shub://", "oras://")  # images apptainer fetches and runs
 
 
 def _unpinned_images(inv: Invocation) -> list[str]:
     verbs = _IMAGE_RUNNERS.get(inv.program)
     if not verbs or not set(verbs) & set(inv.args):
         return []
-    if inv.program in ("docker", "podman", "nerdctl"):
+    if inv.program in ("apptainer", "singularity"):  # apptainer run docker://user/tool:latest, library://user/x
+        images = [a.split("://", 1)[1] for a in inv.args if a.startswith(_SIF_SOURCES)]
+        images = [f"docker.io/{i}" if i.count("/") == 2 else i for i in images]  # library://user/collection/x
+    elif inv.program in ("docker", "podman", "nerdctl"):
         at = next(i for i, a in enumerate(inv.args) if a in verbs) + 1
         rest = inv.args[at:]
         start = command_start(rest, DOCKER_RUN_VALUES)  # the image is the first word after the options

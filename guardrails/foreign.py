@@ -24,6 +24,10 @@ _RUNS = re.compile(r"\b(?:exec|eval|system|execute|shell_exec|passthru|popen|spa
 _DECODES = re.compile(r"\b(?:b64decode|a85decode|b32decode|decodebytes|decode_base64|base64_decode|Base64\.decode"
                       r"|decode64|unpack1?|atob|fromhex|unhexlify|bytes\.fromhex|gzinflate|gzuncompress|str_rot13"
                       r"|codecs\.decode|FromBase64String|Buffer\.from)\b|\bpack\s*\(\s*[\"']H\*", re.IGNORECASE)
+# code installed or sourced straight from a repository or URL: R's source("https://..."), install_github,
+# julia's Pkg.add(url=...), pip's git+https://
+_SOURCES_REMOTE = re.compile(r"\bsource\s*\(\s*[\"']https?://|\binstall_(?:github|gitlab|url|git)\s*\("
+                             r"|\bPkg\.(?:add|develop)\s*\(\s*(?:url\s*=|[\"']https?://)", re.IGNORECASE)
 _FETCHES = re.compile(r"\b(?:file_get_contents|fopen|readfile|open-uri|URI\.open|Net::HTTP|LWP|getstore|get|geturl"
                       r"|request|urlopen)\s*[(\s]\s*[\"']?https?://|\bfetch\s*\(\s*[\"']https?://"
                       r"|\bhttps?://\S+\)\s*\.read", re.IGNORECASE)
@@ -38,7 +42,8 @@ _PS_PROGRAMS = {
     "invoke-webrequest": "curl", "iwr": "curl", "invoke-restmethod": "curl", "irm": "curl", "wget": "curl",
     "curl": "curl", "invoke-expression": "sh", "iex": "sh", "format-volume": "mkfs", "clear-disk": "wipefs",
     "initialize-disk": "wipefs", "stop-computer": "poweroff", "restart-computer": "reboot",
-    "stop-service": "systemctl-stop", "remove-partition": "wipefs",
+    "stop-service": "systemctl-stop", "restart-service": "systemctl-restart",
+    "remove-partition": "wipefs",
 }
 _PS_FLAGS = {"-recurse": "-r", "-force": "-f", "-r": "-r"}
 _CMD_FLAGS = {"/s": "-r", "/q": "-f", "/f": "-f"}  # cmd.exe's del and rd: /s the tree, /q and /f no questions
@@ -77,6 +82,8 @@ GROOVY_EXEC = re.compile(r"""(["'])((?:\\.|(?!\1).)*)\1\s*\.execute\s*\(""")
 
 def decoded_or_fetched(code: str) -> list[Invocation]:
     """A detector finding when interpreter code runs what it decodes or downloads; empty otherwise."""
+    if _SOURCES_REMOTE.search(code):
+        return [Invocation(program="<code>", detector="remote_code")]
     runs, evaluates = _RUNS.search(code), _EVALUATES.search(code)
     if (runs and _FETCHES.search(code)) or (evaluates and _FETCH_COMMAND.search(code)):
         return [Invocation(program="<code>", detector="remote_code")]
@@ -90,8 +97,8 @@ def _ps_command(words: list[str]) -> Invocation:
     name = words[0].lower()
     program = _PS_PROGRAMS.get(name, name)
     args = [_PS_FLAGS.get(w.lower(), w) for w in words[1:]]
-    if program == "systemctl-stop":
-        return Invocation(program="systemctl", args=("stop", *args))
+    if program in ("systemctl-stop", "systemctl-restart"):
+        return Invocation(program="systemctl", args=(program.split("-")[1], *args))
     if program in ("poweroff", "reboot") and "-f" in args:
         return Invocation(program=program, args=("-f",))
     if program == "rm":

@@ -110,14 +110,15 @@ def _absolute(word: str, cwd: str | None) -> str:
 
 def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str, ...] = (),
                  cwd: str | None = None) -> str:
-    """The class of an operand: root, root_glob, home, system, data, wildcard, variable, dynamic or path."""
+    """The class of an operand: root, root_glob, home, system, data, wildcard, variable, dynamic, path (absolute,
+    outside scratch areas), scratch (temporary files, caches, build output; a guarded variable) or relative."""
     if word in ("{}", "{+}"):
         return "dynamic"
     word = _absolute(_REMOTE.sub("", word), cwd)  # host:/path (rsync, scp): the path on that host
     if _HOME.match(word):
         return "home"
     if "$" in word or "`" in word:
-        return "path" if _GUARDED.search(word) or _SCRATCH_SUFFIX.match(word) else "variable"
+        return "scratch" if _GUARDED.search(word) or _SCRATCH_SUFFIX.match(word) else "variable"
     stripped = word.rstrip("/") or "/"
     base = stripped
     if stripped.endswith(("/*", "/.*")):
@@ -137,7 +138,31 @@ def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str,
         if normal in (".", "..", "*", ".*", "./*") or re.fullmatch(r"[.*/]+", normal):
             return "wildcard"
         base = normal
-    return "data" if base.startswith("/") and path_matches(base, data_paths) else "path"
+    if base.startswith("/") and path_matches(base, data_paths):
+        return "data"
+    return _place(base)
+
+
+# a scratch area: temporary files, caches, build output and package lists, which tools rebuild
+_SCRATCH_PARTS = re.compile(r"(?:^|/)(?:tmp|temp|\.tmp|te?mp[._-][^/]*|[^/]*[._-]te?mp|cache|caches|\.cache|_cacache"
+                            r"|[^/]*[._-]cache|cache[._-][^/]*|__pycache__|\.pytest_cache|pytest-of-[^/]*|node_modules"
+                            r"|dist|\.next|coverage|intermediate|obj|build|build[._-][^/]*|\.gradle|\.m2|\.npm|spack-stage[^/]*"
+                            r"|%te?mp%)(?:/|$)", re.IGNORECASE)
+_SCRATCH_TREES = ("/var/lib/apt/lists", "/var/cache", "/var/tmp", "/tmp", "/dev/shm")
+# D:\Data, \\share\dir; D:Data too: the shell reader drops unquoted backslashes
+_WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:|\\\\)")
+
+
+def _place(path: str) -> str:
+    """path (absolute, outside scratch areas), scratch (temporary, cache or build output) or relative."""
+    if _WINDOWS_ABSOLUTE.match(path):
+        path = "/" + re.sub(r"^([A-Za-z]):(?![\\/])", r"\1:/", path).replace("\\", "/").lstrip("/")
+    path = path.replace("\\", "/")
+    if not path.startswith("/"):
+        return "scratch" if _SCRATCH_PARTS.search(path) else "relative"
+    if any(path == t or path.startswith(t + "/") for t in _SCRATCH_TREES) or _SCRATCH_PARTS.search(path):
+        return "scratch"
+    return "path"
 
 
 # <pod-name>, <DB IP>: a word, or words of letters with single spaces between them (not `<in >out`).

@@ -23,7 +23,7 @@ import bashlex
 from guardrails.fallback import ARRAY, OUTPUT_REDIRECTS, from_shlex, logical_lines
 from guardrails.invocation import Invocation, program_name
 from guardrails.resolve import Env, closing, expand_value, expand_word
-from guardrails.streams import Stream, decodes, fetched_file, is_fetch, literal_output, output_of, verifies
+from guardrails.streams import CLONED, Stream, cloned_dir, decodes, fetched_file, is_fetch, literal_output, output_of, verifies
 
 MAX_BASHLEX_CHARS = 20_000
 _ARRAY_START = re.compile(r"(?:(?:declare|local|typeset|readonly|export)\s+(?:-[A-Za-z]+\s+)*)?"
@@ -250,6 +250,9 @@ class _Walker:
         elif program in ("cd", "pushd"):
             operands = [a for a in args if not a.startswith("-") or a == "-"]
             self.env.change_dir(operands[0] if operands else "~")
+            into = posixpath.basename((operands[0] if operands else "").rstrip("/"))
+            if into and CLONED + into in self.env.fetched:
+                self.env.fetched.add(CLONED + ".")  # the working directory is the clone: what runs here is its code
         elif program == "alias":
             for arg in args:
                 name, eq, value = arg.partition("=")
@@ -322,9 +325,11 @@ class _Walker:
 
     def _downloads(self, inv: Invocation) -> None:
         """Remember files a download wrote; a checksum or signature check vouches for them."""
-        target = fetched_file(inv)
+        target, clone = fetched_file(inv), cloned_dir(inv)
         if target:
             self.env.fetched.add(posixpath.basename(target))
+        elif clone:
+            self.env.fetched.add(CLONED + clone)
         elif verifies(inv):
             self.env.fetched.clear()
 

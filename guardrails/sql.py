@@ -1,6 +1,7 @@
 """SQL statements classified with sqlglot: which destructive kind each statement is.
 
-Kinds: drop_database, drop_table, drop_other, truncate, delete_all, delete_where, update_all,
+Kinds: drop_database, drop_table, drop_other, truncate, delete_all, delete_where (sessions, caches, scratch),
+delete_rows (any other table's rows), update_all,
 update_where, alter_drop, and call:<function> for every function called. Statements sqlglot
 cannot parse fall back to its tokenizer (comments and strings are still understood). What DBAs know
 to be dangerous beyond those (a table rewritten under a lock, durability switched off, writes
@@ -193,6 +194,7 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"\bsp_configure\s+'xp_cmdshell'\s*,\s*1\b", "privilege_granted"),
 ))
 _EXPLAIN_ANALYZE = re.compile(r"^\s*EXPLAIN\s*(?:\((?=[^)]*\bANALYZE\b)[^)]*\)|\s+ANALYZE(?:\s+VERBOSE)?)\s+", re.IGNORECASE)
+_EXPLAIN_ONLY = re.compile(r"^\s*(?:EXPLAIN|DESCRIBE|DESC)\s+(?!ANALY[SZ]E\b|\([^)]*\bANALY[SZ]E\b)", re.IGNORECASE)
 _TEMPORARY = re.compile(r"^\s*DROP\s+TEMPORARY\s+TABLE\b", re.IGNORECASE)
 # Oracle RMAN's DELETE names backups, not rows: `DELETE NOPROMPT OBSOLETE` keeps the retention policy's.
 _RMAN_DELETE = re.compile(r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:OBSOLETE|EXPIRED|BACKUP|ARCHIVELOG|COPY)\b",
@@ -225,8 +227,8 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
     explained = _EXPLAIN_ANALYZE.match(statement)
     if explained:  # EXPLAIN ANALYZE executes the statement: DELETE runs, its rows are gone
         return statement_kinds(statement[explained.end():], dialect)
-    if _TEMPORARY.match(statement):
-        return frozenset()  # a session's temporary table
+    if _TEMPORARY.match(statement) or _EXPLAIN_ONLY.match(statement):
+        return frozenset()  # a session's temporary table; a plan shown, the statement not run
     if _RMAN_DELETE.match(statement):
         return pattern_kinds(statement)
     kinds = _parsed_kinds(statement, dialect) | pattern_kinds(statement)
@@ -234,7 +236,15 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
         kinds -= {"drop_table"}
     if kinds & {"drop_table", "truncate"} and _scratch_tables(statement):
         kinds -= {"drop_table", "truncate"}  # a session's temp table (#t, pg_temp.t) or one named as scratch
+    if "delete_where" in kinds and not _EPHEMERAL_DELETE.match(statement):
+        kinds = (kinds - {"delete_where"}) | {"delete_rows"}  # a business table's rows, not expired sessions
     return kinds
+
+
+# rows that expire by design: sessions, caches, temporary and scratch tables
+_EPHEMERAL_DELETE = re.compile(r"^\s*DELETE\s+(?:TOP\s*\(?\s*\d+\s*\)?\s+)?(?:FROM\s+)?[\w.\[\]\"`]*?"
+                               r"(?:sessions?|caches?|cache_\w*|\w*_cache|tmp_\w*|temp_\w*|scratch\w*|#\w+)[\]\"`]?\s",
+                               re.IGNORECASE)
 
 
 def _parsed_kinds(statement: str, dialect: str | None) -> frozenset[str]:
@@ -255,4 +265,32 @@ def _parsed_kinds(statement: str, dialect: str | None) -> frozenset[str]:
 def sql_invocations(text: str, dialect: str | None = None) -> list[Invocation]:
     """One Invocation per statement of an SQL script, carrying its kinds."""
     statements = split_statements(text, dialect)
-    return [Invocation(program="sql", args=(s,), sql=statement_kinds(s, dialect)) for s in statements]
+    rehearsed = _rolled_back(statements)
+    return [Invocation(program="sql", args=(s,),
+                       sql=statement_kinds(s, dialect) - _ROW_CHANGES if n in rehearsed else statement_kinds(s, dialect))
+            for n, s in enumerate(statements)]
+
+
+# what a ROLLBACK undoes in every dialect (MySQL's and Oracle's DDL commits on its own: DROP stays dropped)
+_ROW_CHANGES = frozenset({"delete_where", "delete_rows", "delete_all", "update_where", "update_all"})
+
+
+_BEGIN = re.compile(r"^\s*(?:BEGIN(?:\s+(?:TRAN|TRANSACTION|WORK))?|START\s+TRANSACTION)\s*;?\s*$", re.IGNORECASE)
+_ROLLBACK = re.compile(r"^\s*ROLLBACK(?:\s+(?:TRAN|TRANSACTION|WORK))?\s*;?\s*$", re.IGNORECASE)
+_END = re.compile(r"^\s*(?:COMMIT|END)\b", re.IGNORECASE)
+
+
+def _rolled_back(statements: list[str]) -> set[int]:
+    """The statements inside a transaction that ends in ROLLBACK (`BEGIN; DELETE ...; ROLLBACK;`): a rehearsal,
+    nothing stays changed. A transaction that commits, or never ends on the line, is not one."""
+    rehearsed: set[int] = set()
+    opened: int | None = None
+    for n, statement in enumerate(statements):
+        if _BEGIN.match(statement):
+            opened = n
+        elif opened is not None and _ROLLBACK.match(statement):
+            rehearsed.update(range(opened + 1, n))
+            opened = None
+        elif _END.match(statement):
+            opened = None
+    return rehearsed

@@ -124,6 +124,22 @@ def _value(args: tuple[str, ...], names: tuple[str, ...], short: str) -> str | N
     return None
 
 
+CLONED = "clone:"  # in an Invocation's `fetched`: a directory cloned from a public repository earlier on the line
+_PUBLIC_GIT = re.compile(r"^(?:https?://|git@)(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org"
+                         r"|gist\.github\.com)[/:]")
+
+
+def cloned_dir(inv: Invocation) -> str | None:
+    """The directory `git clone URL [DIR]` of a public host's repository writes (someone else's code), or None."""
+    if inv.program != "git" or "clone" not in inv.args:
+        return None
+    words = [a for a in inv.args[inv.args.index("clone") + 1:] if not a.startswith("-")]
+    if not words or not _PUBLIC_GIT.match(words[0]):
+        return None
+    target = words[1] if len(words) > 1 else words[0].rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+    return target.rstrip("/").rsplit("/", 1)[-1] or None
+
+
 def fetched_file(inv: Invocation) -> str | None:
     """The file a download writes (curl -o F, curl -O URL, wget URL, wget -O F), or None."""
     if inv.program == "curl" and not _curl_to_stdout(inv.args):

@@ -23,6 +23,7 @@ from guardrails.resolve import is_parameter
 from guardrails.runners import detector, fetches, run, runner, unresolved
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
+from guardrails.streams import CLONED
 
 MAX_DEPTH = 6
 
@@ -115,6 +116,7 @@ SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements 
     "clickhouse-client": frozenset({"--queries-file"}), "clickhouse": frozenset({"--queries-file"}),
     "mysqlsh": frozenset({"-f", "--file"}), "cockroach": frozenset({"-f", "--file"}),
     "db2": frozenset({"-tvf", "-tf", "-vf", "-f"}), "wrangler": frozenset({"--file"}), "hdbsql": frozenset({"-I"}),
+    "rman": frozenset({"cmdfile", "@"}), "invoke-sqlcmd": frozenset({"-inputfile"}),
 }
 SQL_SUBCOMMAND_ANY = {"wrangler": "execute", "heroku": "pg:psql"}  # the word that makes the tool a SQL client
 SQL_SUBCOMMAND = {"cockroach": "sql", "clickhouse": "client", "bq": "query"}
@@ -312,7 +314,9 @@ def _sql(inv: Invocation) -> list[Invocation]:
     if inv.program in ("db2", "hdbsql"):  # db2 "STATEMENT" (db2 connect to X: a CLP command, not SQL)
         scripts = [p for p in positionals if " " in p and (looks_like_sql(p) or re.match(
             r"(?i)\s*(?:load|import|backup|restore|flashback|alter|grant)\b", p))]
-    files = option_values(inv.args, SQL_FILES.get(inv.program, frozenset()))
+    names = SQL_FILES.get(inv.program, frozenset())
+    files = option_values(inv.args, names) or option_values(  # Invoke-Sqlcmd -InputFile: in any case
+        tuple(a.lower() if a.startswith("-") else a for a in inv.args), names)
     files += [p[1:] for p in positionals if inv.program == "sqlplus" and p.startswith("@") and len(p) > 1]
     if inv.stdin and inv.stdin_from != "remote":
         scripts.append(inv.stdin)
@@ -340,6 +344,7 @@ FILE_READERS: dict[str, frozenset[str]] = {
     "redis-cli": frozenset(), "valkey-cli": frozenset(), "keydb-cli": frozenset(),
     "etcdctl": frozenset(), "invoke-sqlcmd": frozenset({"-inputfile"}), "diskpart": frozenset({"/s"}),
     "runmqsc": frozenset({"-f"}), "ldapmodify": frozenset({"-f"}), "ldapadd": frozenset({"-f"}),
+    "clish": frozenset({"-f"}),
 }
 
 
@@ -383,11 +388,34 @@ def _fetched_manifests(inv: Invocation) -> list[Invocation]:
     return [detector(inv, "remote_code")] if remote else []
 
 
+# a script's text read into an argument: `bash -c "$(cat fix.sh)"`, `EVAL "$(cat fix.lua)" 0`, `script=$(cat x.groovy)`
+_CODE_READ = re.compile(r"\$\((?:cat\s+|<\s*)[^()\s]+\.(?:sh|bash|py|rb|pl|groovy|lua|js|ps1|sql|cql|jcl|tcl|php|rman"
+                        r"|clish)\s*\)|`cat\s+[^`\s]+\.(?:sh|bash|py|rb|pl|groovy|lua|js|ps1|sql|cql|tcl)\s*`")
+_SHOWS_ONLY = frozenset({"echo", "printf", "cat", "less", "more", "head", "tail", "wc", "diff", "grep", "sha256sum",
+                         "md5sum", "base64", "shellcheck", "bat", "vim", "vi", "nano", "view"})
+
+
+_READS_TREE = _SHOWS_ONLY | {"git", "ls", "find", "tree", "cd", "pwd", "du", "stat", "file", "rg", "ag", "sed", "awk"}
+
+
+def _uses_clone(inv: Invocation) -> bool:
+    """Whether a command builds, installs or runs from a public repository cloned earlier on the line."""
+    clones = {f[len(CLONED):] for f in inv.fetched if f.startswith(CLONED)}
+    if not clones or inv.program in _READS_TREE or inv.detector:
+        return False
+    parts = {p for word in (inv.program, *inv.args, inv.cwd or "") for p in re.split(r"[/\\=]", word)}
+    return "." in clones or bool(parts & clones)
+
+
 def _unwrap(inv: Invocation) -> list[Invocation]:
     program, args = inv.program, inv.args
     unknown = unresolved(inv)
     if unknown is not None:
         return unknown
+    if program not in _SHOWS_ONLY and not inv.detector and any(_CODE_READ.search(a) for a in args):
+        return [detector(inv, "unseen_script")]  # the code is a file's text, not on the line
+    if _uses_clone(inv):
+        return [detector(inv, "remote_code")]  # git clone github.com/someone/x && cd x && make install
     if program in PREFIXES:
         spec = PREFIXES[program]
         before = args[:args.index("--")] if "--" in args else args  # runuser -u U -- psql -c SQL: psql's -c

@@ -110,7 +110,8 @@ def test_heredoc_sql_and_shell() -> None:
 
 def test_sql_statements_are_classified_by_sqlglot() -> None:
     assert rules("UPDATE t SET a = (SELECT x FROM y WHERE y.id = 1)") == [("sql-update-all", "warn")]
-    assert rules("DELETE FROM t WHERE id IN (SELECT id FROM u WHERE u.gone)") == [("sql-delete", "info")]
+    assert rules("DELETE FROM t WHERE id IN (SELECT id FROM u WHERE u.gone)") == [("sql-delete-rows", "warn")]
+    assert rules("DELETE FROM cache_entries WHERE id IN (SELECT id FROM u WHERE u.gone)") == [("sql-delete", "info")]
     assert rules("SELECT 'DROP TABLE users'") == []
     assert rules("SELECT 1; -- DROP TABLE users") == []
     assert rules("DROP USER bob") == [("sql-drop", "info")]  # sqlglot falls back to a Command: tokens decide

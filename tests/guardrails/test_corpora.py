@@ -36,7 +36,7 @@ READ_ONLY_SUB = {
 }
 DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|truncate|reset|destroy|kill|"
                                r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|leave|seek|reinit|failover|rebuild|"
-                               r"snapshot restore", re.I)  # a restore overwrites the live state
+                               r"snapshot restore|restart", re.I)  # a restore overwrites the live state; a restart drops connections
 
 
 def _read_only(inv: Invocation) -> bool:
@@ -93,8 +93,10 @@ def test_real_runbooks_have_no_block_and_every_warning_is_destructive() -> None:
     # really deletes, stops or disables) and deleting what Kubernetes does not recreate warns; then
     # SQL files run against production, a Ruby file run in the production Rails console (sq.rb), a
     # replica reinit, Pub/Sub seeks, consul leave, personal-namespace images, an object made public to
-    # AllUsers, a Sentinel failover, Discourse's `launcher rebuild app` (the site is down while it rebuilds)
-    assert 5 <= len(warnings) <= 95
+    # AllUsers, a Sentinel failover, Discourse's `launcher rebuild app` (the site is down while it rebuilds);
+    # then any service stopped (chef-client on a fleet, haproxy, patroni), a datastore restarted (pgbouncer,
+    # influxdb) and recursive deletes outside scratch areas (a Patroni data directory, uploads.old)
+    assert 5 <= len(warnings) <= 110
     # a warning destroys something, runs code nobody reviewed (curl ... | bash in one runbook),
     # weakens security (the bastions' ssh config turns StrictHostKeyChecking off) or runs a file
     # the runbook does not show (`psql < backup-roles.sql`, `gitlab-psql ... < rebuild_indexes.sql`)
@@ -122,10 +124,13 @@ def test_example_runbooks_findings() -> None:
         ("kafka-consumer-lag.md", "kubectl-scale-zero"),  # scaling the consumers to zero stops them
         ("postgres-replication-lag.md", "patroni-cluster-change"),  # reinit wipes the replica's data directory
         ("redis-memory.md", "redis-pattern-delete"),  # --scan --pattern ... | xargs redis-cli UNLINK
+        ("disk-full.md", "systemctl-stop"),  # the frontend is down until started again
+        ("node-not-ready.md", "systemctl-restart-datastore"),  # containerd: every container on the node restarts
+        ("postgres-replication-lag.md", "systemctl-restart-datastore"),  # patroni: the member restarts its postgres
     }
     assert not any(severity == "block" for pairs in found.values() for _, severity in pairs)
     infos = {rule for pairs in found.values() for rule, severity in pairs if severity == "info"}
-    assert infos == {"rm-rf", "find-delete", "systemctl-stop", "kubectl-delete", "sql-admin-function"}
+    assert infos == {"rm-rf", "find-delete", "kubectl-delete", "sql-admin-function"}
     assert ("rm-rf", "info") in found["disk-full.md"]  # sudo rm -rf /var/cache/app-assets/*
 
 

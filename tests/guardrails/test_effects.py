@@ -32,6 +32,11 @@ def worst(command: str) -> str:
     return worst_of(f.severity for f in check_command(command)) or "none"
 
 
+def rules(command: str) -> set[str]:
+    """The rules check_command reports."""
+    return {f.rule for f in check_command(command)}
+
+
 def _id(case: dict[str, str]) -> str:
     return f"{case['expect']}:{case['cmd']}".replace("\n", "⏎")[:70]
 
@@ -141,10 +146,29 @@ def test_every_default_rule_names_its_effect() -> None:
 
 def test_data_paths_cover_the_directory_or_its_content_not_deeper_mount_paths() -> None:
     assert worst("rm -rf /mnt/data") == "warn" and worst("rm -rf /mnt/data/*") == "warn"
-    assert worst("rm -rf /mnt/data/old-backups") == "info"
+    assert rules("rm -rf /mnt/data/old-backups") == {"rm-rf-path"}  # not the volume: a directory outside scratch
     assert worst("rm -rf /var/lib/docker/overlay2/abc") == "warn"  # datastore state: any depth
     assert worst("rm -rf /var/opt/gitlab/postgresql/data/*") == "warn"
-    assert worst("rm -rf /var/lib/myapp/cache") == "info"
+    assert worst("rm -rf /var/lib/myapp/cache") == "info"  # a cache is scratch
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    ("rm -rf /srv/survival/worlds/", "rm-rf-path"),
+    ("rm -rf /var/mqm/qmgrs/QMPAY01", "rm-rf-path"),
+    ("del /s /q D:\\InstrumentData\\*.*", "rm-rf-path"),
+    ("Remove-Item -Recurse -Force \\\\fs-build\\checkpoints\\*", "rm-rf-path"),
+    ("rm -rf /tmp/build-1234", "rm-rf"),
+    ("sudo rm -rf /var/cache/dnf", "rm-rf"),
+    ("rm -rf /var/lib/apt/lists/*", "rm-rf"),
+    ("rm -rf ./node_modules ./dist", "rm-rf"),
+    ("rd /s /q %TEMP%\\shader-cache", "rm-rf"),
+    ("Remove-Item -Recurse -Force D:\\agent\\work\\7f\\Intermediate", "rm-rf"),
+    ("rm -rf testdata/var/lib/mysql", "rm-rf"),
+])
+def test_recursive_deletes_outside_scratch_areas_warn(command: str, rule: str) -> None:
+    """Absolute paths (POSIX, drive letters, shares) outside temporary files, caches and build output warn;
+    scratch areas and paths relative to the working directory stay information."""
+    assert rules(command) == {rule}
 
 
 def test_bench_reads_the_effect_cases() -> None:

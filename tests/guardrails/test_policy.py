@@ -49,7 +49,7 @@ rules:
     group: rm-rf
     program: [rm]
     flags_all: [-r]
-    targets: [path]
+    targets: [path, scratch, relative]
     reason: We treat every recursive delete as risky.
 severity:
   docker-system-prune-all: info

@@ -65,7 +65,7 @@ def test_warns(command: str, rule: str) -> None:
     "rabbitmqctl list_users", "sudo usermod -aG developers bob", "core-rtr01(config)# no logging console",
     "noc@mx960-edge1# delete interfaces xe-0/0/0 disable", "ceph osd pool set rbd size 3",
     "ha-manager set vm:105 --state started", "scancel 12345", "scontrol update NodeName=gpu01 State=RESUME",
-    "setfacl -m g:ops:rx /srv/x", "history | tail", "ROLLBACK;", "DELETE FROM t WHERE id = 1",
+    "setfacl -m g:ops:rx /srv/x", "history | tail", "ROLLBACK;", "BEGIN; DELETE FROM t WHERE id = 1; ROLLBACK;",
     'pt-online-schema-change --alter "DROP COLUMN legacy_sku" D=shop,t=products --dry-run',
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:

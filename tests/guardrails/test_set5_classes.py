@@ -106,8 +106,8 @@ def test_lists(command: str, expect: str) -> None:
     ("sudo rm -rf /var/lib/rancher/k3s/server/db", "warn"),
     ("sudo rm -rf /var/jenkins_home/workspace/build", "warn"),
     ("rm -rf /srv/volumes/mongo_data", "warn"),
-    ("rm -rf /usr/share/elasticsearch/logs/old", "info"),
-    ("rm -rf /usr/share/doc/redis-tools", "info"),
+    ("rm -rf /usr/share/elasticsearch/logs/old", "warn"),  # not data: a directory outside scratch areas
+    ("rm -rf /srv/app/tmp/uploads-partial", "info"),
 ])
 def test_data_directories(command: str, expect: str) -> None:
     assert worst(command) == expect, rules(command)

@@ -99,7 +99,10 @@ def test_stacks_and_system_components(command: str, expect: str) -> None:
     ("sudo systemctl stop haproxy.service", "warn"),
     ("sudo systemctl stop postgresql@15-main", "warn"),
     ("sudo service mysql stop", "warn"),
-    ("sudo systemctl stop redis-bigkeys-extract.service", "info"),
+    ("sudo systemctl stop redis-bigkeys-extract.service", "warn"),  # any service: down until started again
+    ("sudo systemctl restart postgresql-15", "warn"),
+    ("Restart-Service -Name MSSQLSERVER -Force", "warn"),
+    ("sudo systemctl restart kubelet", "none"),
     ("sudo systemctl reload nginx", "none"),
     ("systemctl status postgresql", "none"),
 ])

@@ -55,7 +55,7 @@ def test_the_rules_verdict_stands_where_a_rule_looked() -> None:
     assert _rules("sudo zfs destroy -nv tank/data@old") == [], "zfs's rules know -n is a dry run"
     assert _rules("rm -rf ./build") == [("rm-rf", "info")], "rm's rules judge its paths"
     assert _rules("supervisorctl stop worker-3") == [("process-manager-stop", "info")]
-    assert _rules("sudo service chef-client stop") == [("service-stop", "info")]
+    assert _rules("sudo service chef-client stop") == [("service-stop", "warn")]
 
 
 def test_an_operator_can_silence_a_rule_or_the_verbs(tmp_path: Path) -> None:
