@@ -6,6 +6,7 @@ import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
+from guardrails.ibmi import cl_invocations, looks_like_cl
 from guardrails.exposure import exposures
 from guardrails.extraction import extract_commands
 from guardrails.foreign import looks_like_powershell, powershell
@@ -17,7 +18,7 @@ from guardrails.schedules import scheduled
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
-from guardrails.switches import switched_down, switched_off
+from guardrails.switches import retention_cut, switched_down, switched_off
 from guardrails.verbs import HTTP_CLIENTS, verb_effect
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
@@ -32,6 +33,8 @@ def invocations(command: str, policy: Policy | None = None, *, later: bool = Tru
         top = sql_invocations(text)
     elif looks_like_powershell(text):
         top = powershell(text)
+    elif looks_like_cl(text):
+        top = cl_invocations(text)
     else:
         top = parse_shell(text)
     rehearses = (lambda inv: _dry_run(inv, policy)) if policy is not None else None
@@ -210,6 +213,9 @@ def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     setting = switched_off(inv)  # whatever a rule for the tool looked at, a protection switched off is news
     if setting is not None:
         return Invocation(detector="security_switched_off", args=(setting,))
+    kept = retention_cut(inv)  # and data the system will delete within a day
+    if kept is not None:
+        return Invocation(detector="retention_cut", args=(kept,))
     state = switched_down(inv)  # so is a resource's state set out of service
     if state is not None:
         return Invocation(detector="state_switched_down", args=(state,))

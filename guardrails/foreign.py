@@ -61,6 +61,10 @@ def windows_command(inv: Invocation) -> Invocation | None:
         found = _ps_command([inv.program, *inv.args])
         return replace(found, stdin=inv.stdin, stdin_from=inv.stdin_from, redirects=inv.redirects, cwd=inv.cwd,
                        fetched=inv.fetched, dynamic=inv.dynamic, feed=inv.feed)
+    if name in ("net", "net.exe", "sc", "sc.exe") and len(inv.args) >= 2:  # net stop W3SVC, sc.exe \\HOST stop X
+        words = [a for a in inv.args if not a.startswith("\\")]  # the host
+        if words and words[0].lower() == "stop":
+            return Invocation(program="systemctl", args=("stop", *words[1:]))
     if name in _CMD_BUILTINS and any(_WINDOWS_ARG.match(a) for a in inv.args):
         args = [_CMD_FLAGS.get(a.lower(), a) for a in inv.args]
         program = _CMD_BUILTINS[name]

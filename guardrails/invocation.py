@@ -140,20 +140,20 @@ def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str,
         base = normal
     if base.startswith("/") and path_matches(base, data_paths):
         return "data"
-    return _place(base)
+    return place(base)
 
 
 # a scratch area: temporary files, caches, build output and package lists, which tools rebuild
 _SCRATCH_PARTS = re.compile(r"(?:^|/)(?:tmp|temp|\.tmp|te?mp[._-][^/]*|[^/]*[._-]te?mp|cache|caches|\.cache|_cacache"
                             r"|[^/]*[._-]cache|cache[._-][^/]*|__pycache__|\.pytest_cache|pytest-of-[^/]*|node_modules"
-                            r"|dist|\.next|coverage|intermediate|obj|build|build[._-][^/]*|\.gradle|\.m2|\.npm|spack-stage[^/]*"
+                            r"|dist|\.next|coverage|intermediate|obj|[^/]*\.(?:pid|lock|sock)|build|build[._-][^/]*|\.gradle|\.m2|\.npm|spack-stage[^/]*"
                             r"|%te?mp%)(?:/|$)", re.IGNORECASE)
 _SCRATCH_TREES = ("/var/lib/apt/lists", "/var/cache", "/var/tmp", "/tmp", "/dev/shm")
 # D:\Data, \\share\dir; D:Data too: the shell reader drops unquoted backslashes
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:|\\\\)")
 
 
-def _place(path: str) -> str:
+def place(path: str) -> str:
     """path (absolute, outside scratch areas), scratch (temporary, cache or build output) or relative."""
     if _WINDOWS_ABSOLUTE.match(path):
         path = "/" + re.sub(r"^([A-Za-z]):(?![\\/])", r"\1:/", path).replace("\\", "/").lstrip("/")

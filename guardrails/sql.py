@@ -113,6 +113,9 @@ def _node_kinds(node: exp.Expression) -> set[str]:
     return set()
 
 
+_MEMBER_DROPPED = re.compile(r"\bDROP\s+(?:MEMBER|USER)\b", re.IGNORECASE)  # ALTER SERVER ROLE x DROP MEMBER y
+
+
 def _token_kinds(statement: str) -> set[str]:
     """Kinds from the keyword sequence, for statements the parser does not understand."""
     try:
@@ -130,7 +133,7 @@ def _token_kinds(statement: str) -> set[str]:
         return {"truncate"}
     if head in ("DELETE", "UPDATE"):
         return {f"{head.lower()}_{'where' if 'WHERE' in rest else 'all'}"}
-    if head == "ALTER" and "DROP" in rest:
+    if head == "ALTER" and "DROP" in rest and not _MEMBER_DROPPED.search(statement):
         return {"alter_drop"}
     calls = {f"call:{w.lower()}" for w, nxt in zip(words, words[1:] + [""]) if nxt == "(" and _WORD.fullmatch(w)}
     return calls
@@ -174,7 +177,12 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*DROP\s+TABLESPACE\b.*\bINCLUDING\s+CONTENTS\b", "drop_database"),
     (r"^\s*DROP\s+USER\b.*\bCASCADE\b", "drop_owned"),
     (r"\bREPAIR_ALLOW_DATA_LOSS\b", "repair_data_loss"),
-    (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?(?:SUPERUSER|BYPASSRLS|CREATEROLE)\b", "privilege_granted"),
+    (r"^\s*(?:ALTER|CREATE)\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?(?:\w+\s+)*?(?:SUPERUSER|BYPASSRLS|CREATEROLE)\b"
+     r"(?!\s*=\s*false)", "privilege_granted"),  # (Cassandra: WITH SUPERUSER = true)
+    (r"^\s*GRANT\s+(?:DBA|SYSDBA|SYSOPER|DATAACCESS|DBADM|SECADM|SYSADM|db_owner|sysadmin|ALL\s+PRIVILEGES\s+ON\s+\*\.\*)\b",
+     "privilege_granted"),  # the administrator's role to someone
+    (r"\bWITH\s+ADMIN\s+OPTION\b|\bSET\s+TRUSTWORTHY\s+ON\b", "privilege_granted"),
+    (r"^\s*UPDATE\s+mysql\.user\s+SET\b.*_priv\s*=\s*'Y'", "privilege_granted"),
     (r"^\s*GRANT\s+ALL\b.*\b(?:WITH\s+GRANT\s+OPTION|TO\s+(?:PUBLIC|anon|anonymous|authenticated)\b)", "privilege_granted"),
     (r"^\s*GRANT\s+(?:DBADM|SECADM|SYSADM|ACCESSCTRL|DATAACCESS)\b.*\bTO\s+PUBLIC\b", "privilege_granted"),  # Db2
     (r"^\s*GRANT\s+ROLE\s+(?:ACCOUNTADMIN|SECURITYADMIN|SYSADMIN|ORGADMIN)\b.*\bTO\s+ROLE\s+PUBLIC\b", "privilege_granted"),
@@ -183,7 +191,7 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*GRANT\s+(?!(?:SELECT|USAGE|CONNECT|EXECUTE|REFERENCES|TEMP|TEMPORARY)\b)[\w\s,]+\bTO\s+PUBLIC\b",
      "privilege_granted"),  # GRANT DBA TO PUBLIC
     (r"^\s*(?:ALTER|CREATE)\s+(?:USER|ROLE|LOGIN)\s+[\"'`]?(\w+)[\"'`]?\b.*\b(?:PASSWORD\s*(?:=\s*)?N?|IDENTIFIED\s+BY\s+)"
-     r"['\"]?(?:\1|admin\d*|password\d*|postgres|root|changeme|secret|123456|12345678|test|guest|sa|welcome\d*|oracle)['\"]?"
+     r"['\"]?(?:\1|admin\d*|password\d*|postgres|root|changeme|secret|123456|12345678|test|guest|sa|welcome\d*|oracle|manager|tiger)['\"]?"
      r"(?:\s|;|$)", "weak_password"),
     (r"^\s*CREATE\s+OR\s+REPLACE\s+TABLE\b", "table_replaced"),  # its rows are replaced by the query's
     (r"^\s*BACKUP\s+LOG\b.*\bTO\s+DISK\s*=\s*N?'NUL:?'", "backups_deleted"),  # the log chain thrown away

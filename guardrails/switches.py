@@ -25,7 +25,7 @@ _PROTECTS = re.compile(
     r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security|dnssec"
     r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
     r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
-    r"|failureaction",
+    r"|failureaction|oauth|xsrf|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
@@ -33,7 +33,8 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|allow\.everyone|uselogoncredential|allowunencrypted|passwordneverexpires|trustedfordelegation"
                     r"|(?<![a-z])ssl3|(?<![a-z.])tls1(?![\d.])|tls1[01]"
                     r"|(?<![a-z])guest|testsigning|nointegritychecks|smb1|sslv[23]|remotelogin"
-                    r"|allow[-_]?(?:root|empty[-_]?password)|insecure[-_]?registr", re.IGNORECASE)
+                    r"|allow[-_]?(?:root|empty[-_]?password|remote)|insecure[-_]?registr|permit[-_]?root"
+                    r"|password[-_]?not[-_]?required|serial[-_]?port", re.IGNORECASE)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"
@@ -43,8 +44,9 @@ _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "a
                      "role:admin"})
 # Names of settings that switch a protection off when set.
 _LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify|doesnotrequire"
-                      r"|enable[-_]legacy"
-                      r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))", re.IGNORECASE)
+                      r"|enable[-_]legacy|permissive"
+                      r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))"
+                      r"|[a-z]disabled$", re.IGNORECASE)  # AuditDisabled
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
                  "bypass", "privileged", "$false", "allowall", "allow-all", "suspended", "detection", "detectiononly",
                  "trust", "old", "legacy", "allow_unencrypted_and_encrypted", "unencrypted", "alwaysallow",
@@ -231,4 +233,40 @@ def _loosening_flag(inv: Invocation) -> str | None:
             value = arg.split("=", 1)[1].lower() if "=" in arg else following if following in OFF | ON else "true"
             if value not in OFF:
                 return name  # -DisableRealtimeMonitoring $true (or no value); not ... $false
+    return None
+
+
+# How long data is kept, cut so short that the system deletes it (`influx bucket update --retention 1h`,
+# `bq update --expiration 3600`, `mc ilm rule add --expire-days 1`), or the retention lock cleared.
+_KEEPING = re.compile(r"^--?(?:[\w-]*retention[\w-]*|[\w-]*expir(?:ation|e|y)[\w-]*|ttl|default[-_]ttl|max[-_]age"
+                      r"|expire[-_]days)$", re.IGNORECASE)
+_CLEARS_KEEPING = re.compile(r"^--?(?:clear|remove|no)[-_](?:retention|object[-_]lock|legal[-_]hold)", re.IGNORECASE)
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|hr|d|day|days)?$", re.IGNORECASE)
+_SECONDS = {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
+            "days": 86400}
+_DAY = 86400
+_CREDENTIALS = frozenset({"token", "tokens", "login", "presign", "signurl", "sign", "session", "lease", "certificate",
+                          "cert", "issue", "key", "keys", "credentials", "auth", "secret-id", "approle"})
+
+
+def retention_cut(inv: Invocation) -> str | None:
+    """The setting that makes the system delete data within a day (or lifts its retention lock), or None."""
+    if inv.program.lower() in _SHOWS or _reads(inv) or _CREDENTIALS & {a.lower() for a in inv.args}:
+        return None  # a token's, a signed URL's or a certificate's lifetime, not the data's
+    args = inv.args
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if _CLEARS_KEEPING.match(name):
+            return name
+        if not _KEEPING.match(name) or re.search(r"(?i)expires[-_]?in|token|url|sign", name):
+            continue  # (a presigned URL's or a token's lifetime, not the data's)
+        value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+        found = _DURATION.match(value.strip("'\""))
+        if not found:
+            continue
+        unit = (found.group(2) or "").lower()
+        default = 86400 if "day" in name.lower() else 1  # --expire-days 1; --expiration 3600 (seconds)
+        seconds = float(found.group(1)) * (_SECONDS[unit] if unit else default)
+        if 0 < seconds <= _DAY or (seconds == 0 and "day" in name.lower()):
+            return f"{name} {value}"
     return None

@@ -47,11 +47,21 @@ SOFTWARE = frozenset({
 SANDBOXES = frozenset({"kind", "minikube", "k3d", "colima", "limactl", "multipass", "vagrant", "podman-machine"})
 # Removing someone's membership or a binding takes access away; it destroys nothing (Remove-ADGroupMember,
 # remove-iam-policy-binding).
-ACCESS_ENTRIES = frozenset({"member", "members", "membership", "binding", "bindings"})
+ACCESS_ENTRIES = frozenset({"member", "members", "membership", "binding", "bindings", "permission", "permissions",
+                            "access", "accessrights", "grant", "grants"})
 # What is removed or disabled is itself an opening (the guest user, an allow-all rule, anonymous access):
 # taking it away hardens. And accounts are disabled, not destroyed, when someone leaves.
-OPENINGS = re.compile(r"(?i)(?<![a-z])(?:guest|anonymous|allow[-_]?all|allow[-_]?any|any[-_]?any|public[-_]?access)"
+OPENINGS = re.compile(r"(?i)(?<![a-z])(?:guest|anonymous|anon|allow[-_]?all|allow[-_]?any|any[-_]?any|public[-_]?access"
+                      r"|everyone|smb1|smbv1|smb1protocol|telnet|insecure|public[-_]?url|anon[-_]admin)"
                       r"(?![a-z])")
+_GUARDS = re.compile(r"(?i)block|deny|reject|prevent|restrict|protect|disallow")  # Block-Telnet-Inbound guards
+
+
+def _removes_opening(text: str) -> bool:
+    """What the command removes or disables is an opening, not a rule that guards against one."""
+    return bool(OPENINGS.search(text)) and not _GUARDS.search(text)
+
+
 ACCOUNTS = frozenset({"user", "users", "account", "adaccount", "login", "localuser"})
 # Words that say a deletion keeps what matters (retention) or that what is flushed is a cache.
 KEEPS = frozenset({"retain", "keep", "keeping"})
@@ -196,6 +206,8 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
     program = inv.program
     if not program or program.lower() in SOFTWARE | SANDBOXES | READ_PROGRAMS:
         return None
+    if _removes_opening(" ".join(inv.args)):
+        return None  # removing or disabling an opening (Everyone's access, SMB1, telnet, the guest) hardens
     found = _powershell(program)
     if found is not None or not _PROGRAM.match(program):
         return found  # not a command: prose ("Terraform will destroy..."), a heading, output
@@ -204,7 +216,7 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
         return found
     words = leading_words(inv)[1:]
     every = {p for w in words for p in parts(w)}
-    if OPENINGS.search(" ".join(inv.args)) or (ACCOUNTS & (every | set(parts(program)))
+    if _removes_opening(" ".join(inv.args)) or (ACCOUNTS & (every | set(parts(program)))
                                                 and not (DESTROYS - {"disable"}) & every):
         return None  # deleting guest or allow-all hardens; disabling an account is offboarding
     if KEEPS & every or CACHES & every or ACCESS_ENTRIES & every:
@@ -257,8 +269,8 @@ def _powershell(program: str) -> VerbFinding | None:
     if not dash or not verb[:1].isupper():
         return None
     effect = POWERSHELL_VERBS.get(verb.lower())
-    if effect is None or noun.lower() in POWERSHELL_SAFE_NOUNS:
-        return None
+    if effect is None or noun.lower() in POWERSHELL_SAFE_NOUNS or any(parts(noun)[-1:] == [e] for e in ACCESS_ENTRIES):
+        return None  # Revoke-SmbShareAccess, Remove-MailboxPermission: access taken away
     if SECURITY_NOUNS.intersection(parts(noun)):
         effect = "weakens_security"
     return VerbFinding(effect, program)

@@ -17,8 +17,9 @@ from dataclasses import dataclass, replace
 from guardrails.carriers import as_command, carried, command_start, option_values
 from guardrails.fanout import parallel, xargs
 from guardrails.foreign import windows_command
+from guardrails.ibmi import cl_invocations, looks_like_cl
 from guardrails.interpreters import Program
-from guardrails.invocation import Invocation
+from guardrails.invocation import Invocation, place
 from guardrails.resolve import is_parameter
 from guardrails.runners import detector, fetches, run, runner, unresolved
 from guardrails.shell import parse_shell
@@ -182,6 +183,7 @@ ANSIBLE_MODULES = {"service": "service", "systemd": "service", "systemd_service"
                    "apt": "package", "yum": "package", "dnf": "package", "zypper": "package", "apk": "package",
                    "pacman": "package", "user": "user", "postgresql_db": "database", "mysql_db": "database"}
 SALT_FUNCTIONS = {"service.stop": ("systemctl", "stop"), "service.dead": ("systemctl", "stop"),
+                  "service.restart": ("systemctl", "restart"),
                   "service.disable": ("systemctl", "disable"), "pkg.remove": ("apt-get", "remove"),
                   "pkg.purge": ("apt-get", "purge"), "file.remove": ("rm", "-r", "-f"),
                   "system.poweroff": ("poweroff",), "system.halt": ("halt",), "system.reboot": ("reboot",),
@@ -193,8 +195,9 @@ def _module(module: str, arguments: str) -> Invocation | None:
     fields = dict(w.split("=", 1) for w in arguments.replace("'", "").replace('"', "").split() if "=" in w)
     name, state = fields.get("name", ""), fields.get("state", "")
     kind = ANSIBLE_MODULES[module]
-    if kind == "service" and (state == "stopped" or fields.get("enabled") in ("no", "false")):
-        return Invocation(program="systemctl", args=("stop" if state == "stopped" else "disable", name))
+    if kind == "service" and (state in ("stopped", "restarted") or fields.get("enabled") in ("no", "false")):
+        verb = {"stopped": "stop", "restarted": "restart"}.get(state, "disable")
+        return Invocation(program="systemctl", args=(verb, name))
     if kind == "package" and state == "absent":
         return Invocation(program="apt-get", args=("remove", *name.split(",")))
     if kind == "user" and state == "absent":
@@ -274,13 +277,19 @@ def _run_in_container(inv: Invocation, rest: tuple[str, ...]) -> list[Invocation
 
 _SCRATCH_ROOTS = re.compile(r"^(/tmp|/var/tmp|/dev/shm)(/[^*?/]+)*/?$|(^|/)(\.cache|cache)(/[^*?/]+)*/?$")
 _NAME_FILTERS = ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename")
+_AGE_FILTERS = ("-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-user", "-size")
 
 
 def _scratch_match(args: tuple[str, ...]) -> str | None:
     """What find matches when it is confined to scratch (rooted in /tmp or a cache, with a name filter)."""
     roots = [a for a in args[:next((i for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))]]
     named = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in _NAME_FILTERS), None)
-    if len(roots) != 1 or named is None or ".." in roots[0] or not _SCRATCH_ROOTS.search(roots[0]):
+    aged = any(a in _AGE_FILTERS for a in args)
+    named = named if named is not None or not aged else "x"  # -mtime +14, -user batch: old or someone's entries
+    if len(roots) != 1 or named is None or ".." in roots[0]:
+        return None
+    shared = aged and "scratch" in roots[0].split("/")  # an HPC scratch area: old entries are housekeeping, all is not
+    if not (_SCRATCH_ROOTS.search(roots[0]) or place(roots[0].rstrip("/")) == "scratch" or shared):
         return None
     return posixpath.join(roots[0], posixpath.basename(named) or "x")
 
@@ -414,6 +423,8 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         return unknown
     if program not in _SHOWS_ONLY and not inv.detector and any(_CODE_READ.search(a) for a in args):
         return [detector(inv, "unseen_script")]  # the code is a file's text, not on the line
+    if program == "system" and args and looks_like_cl(args[-1]):  # IBM i PASE: system "CLRPFM FILE(X)"
+        return cl_invocations(args[-1])
     if _uses_clone(inv):
         return [detector(inv, "remote_code")]  # git clone github.com/someone/x && cd x && make install
     if program in PREFIXES:

@@ -95,7 +95,8 @@ def test_real_runbooks_have_no_block_and_every_warning_is_destructive() -> None:
     # replica reinit, Pub/Sub seeks, consul leave, personal-namespace images, an object made public to
     # AllUsers, a Sentinel failover, Discourse's `launcher rebuild app` (the site is down while it rebuilds);
     # then any service stopped (chef-client on a fleet, haproxy, patroni), a datastore restarted (pgbouncer,
-    # influxdb) and recursive deletes outside scratch areas (a Patroni data directory, uploads.old)
+    # influxdb, any other service: teleport, thanos-compact), recursive deletes outside scratch areas (a
+    # Patroni data directory, uploads.old) and a superuser created (CREATE USER "gitlab-superuser" ... SUPERUSER)
     assert 5 <= len(warnings) <= 110
     # a warning destroys something, runs code nobody reviewed (curl ... | bash in one runbook),
     # weakens security (the bastions' ssh config turns StrictHostKeyChecking off) or runs a file
