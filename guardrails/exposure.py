@@ -244,4 +244,28 @@ def _password_option(inv: Invocation) -> bool:
         literal = re.match(r"(?i)^(?:password|passwd|pwd)=([^$<{%`_\s][^\s]*)$", arg)  # vault write ... password=ops
         if literal and literal.group(1).lower() not in ("-", "stdin", "prompt"):
             return True
-    return False
+        named = _PASSWORD_NAMED.match(arg) and i + 1 < len(inv.args)  # --master-user-password X, user admin password X
+        keyword = not arg.startswith("-") and "user" not in {a.lower() for a in inv.args[:i]}  # (prose says password)
+        if named and not keyword and _literal(inv.args[i + 1]) and inv.args[i + 1].lower() not in _SWITCH_VALUES:
+            return True
+    if inv.program.lower() == "convertto-securestring" and "-asplaintext" in {a.lower() for a in inv.args}:
+        return any(_literal(a) for a in inv.args[:1])  # ConvertTo-SecureString 'Summer2024!' -AsPlainText
+    if inv.program == "dscl" and "-passwd" in inv.args[:-2]:  # dscl . -passwd /Users/NAME 'new password'
+        return _literal(inv.args[inv.args.index("-passwd") + 2])
+    return bool(_PLAIN_SECURE_STRING.search(" ".join(inv.args)))
+
+
+# an option or keyword that names a password (not one that says where to read it: --password-file, --password-stdin)
+_PASSWORD_NAMED = re.compile(r"(?i)^(?:--?[\w-]*pass(?:word|wd)(?![\w-]*(?:file|stdin|prompt|policy|length|age|expir))"
+                             r"[\w-]*|password|passwd|-passwd)$")
+_PLAIN_SECURE_STRING = re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?(['\"])[^$'\"]+\1\s+-AsPlainText")
+
+
+_SWITCH_VALUES = frozenset({"true", "false", "on", "off", "yes", "no", "enabled", "disabled", "enable", "disable",
+                            "required", "optional", "0", "1"})  # -strongpassword disabled: a setting, not a password
+
+
+def _literal(value: str) -> bool:
+    """A value written out, not read from somewhere ($VAR, <placeholder>, a file, a prompt, an option)."""
+    return bool(value) and not value.startswith(("$", "<", "{", "%", "`", "_", "-", "(", "@", "/", "~")) and \
+        value.lower() not in ("stdin", "prompt", "none", "null", "")

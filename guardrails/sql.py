@@ -179,8 +179,10 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"\bREPAIR_ALLOW_DATA_LOSS\b", "repair_data_loss"),
     (r"^\s*(?:ALTER|CREATE)\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?(?:\w+\s+)*?(?:SUPERUSER|BYPASSRLS|CREATEROLE)\b"
      r"(?!\s*=\s*false)", "privilege_granted"),  # (Cassandra: WITH SUPERUSER = true)
-    (r"^\s*GRANT\s+(?:DBA|SYSDBA|SYSOPER|DATAACCESS|DBADM|SECADM|SYSADM|db_owner|sysadmin|ALL\s+PRIVILEGES\s+ON\s+\*\.\*)\b",
+    (r"^\s*GRANT\s+(?:ROLE\s+)?(?:DBA|SYSDBA|SYSOPER|DATAACCESS|DBADM|SECADM|SYSADM|db_owner|sysadmin|rds_superuser"
+     r"|azure_pg_admin|cloudsqlsuperuser|ACCOUNTADMIN|SECURITYADMIN|ORGADMIN|ALL\s+PRIVILEGES\s+ON\s+\*\.\*)\b",
      "privilege_granted"),  # the administrator's role to someone
+    (r"\bMINS_TO_BYPASS_MFA\s*=\s*[1-9]|\bDISABLE_MFA\s*=\s*TRUE\b", "privilege_granted"),
     (r"\bWITH\s+ADMIN\s+OPTION\b|\bSET\s+TRUSTWORTHY\s+ON\b", "privilege_granted"),
     (r"^\s*UPDATE\s+mysql\.user\s+SET\b.*_priv\s*=\s*'Y'", "privilege_granted"),
     (r"^\s*GRANT\s+ALL\b.*\b(?:WITH\s+GRANT\s+OPTION|TO\s+(?:PUBLIC|anon|anonymous|authenticated)\b)", "privilege_granted"),

@@ -25,7 +25,7 @@ _PROTECTS = re.compile(
     r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security|dnssec"
     r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
     r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
-    r"|failureaction|oauth|xsrf|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging",
+    r"|failureaction|oauth|xsrf|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
@@ -34,7 +34,7 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|(?<![a-z])ssl3|(?<![a-z.])tls1(?![\d.])|tls1[01]"
                     r"|(?<![a-z])guest|testsigning|nointegritychecks|smb1|sslv[23]|remotelogin"
                     r"|allow[-_]?(?:root|empty[-_]?password|remote)|insecure[-_]?registr|permit[-_]?root"
-                    r"|password[-_]?not[-_]?required|serial[-_]?port", re.IGNORECASE)
+                    r"|password[-_]?not[-_]?required|serial[-_]?port|allowed[-_]?all|autoadminlogon", re.IGNORECASE)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"
@@ -60,6 +60,7 @@ _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more",
 _PRINTS = frozenset({"echo", "printf"})
 _READS = frozenset({"get", "list", "ls", "describe", "show", "status", "info", "inspect", "view", "logs", "query",
                     "qe", "check", "test", "verify", "audit", "-t", "-l", "--list", "--get", "--show"})
+_MIN_TLS_OLD = re.compile(r"(?i)min(?:imum)?[-_]?tls[-_]?version[\"']?[=: ]+[\"']?(?:tls)?[-_ ]?1(?:[._]?[01])?(?![\d.])")
 _REMOVAL = re.compile(r"^--?(?:remove|delete|unset|del|rm)[-_]?\w*=", re.IGNORECASE)
 _WINDOW = 48  # characters before a value where its setting's name is read
 _VALUE = re.compile(r"[\w$*](?:[\w$*:/.-]*[\w$*])?")  # a word, or 0.0.0.0/0, User:*; not the ':' before it
@@ -81,6 +82,9 @@ def switched_off(inv: Invocation) -> str | None:
     registry = _registry_value(inv)
     if registry is not None:
         return registry
+    old_tls = _MIN_TLS_OLD.search(" ".join(words))
+    if old_tls:
+        return old_tls.group()  # --min-tls-version 1.0: TLS 1.0 and 1.1 accepted again
     # what a removal option names is taken away, not set (grubby --remove-args=selinux=0 turns SELinux back on)
     text = " ".join(w for w in words if not _REMOVAL.match(w))
     for match in _VALUE.finditer(text):

@@ -85,8 +85,11 @@ READ_PROGRAMS = frozenset({
 # PowerShell says its verb first (Verb-Noun). Remove-Item is PowerShell's rm: its rules judge its paths.
 POWERSHELL_VERBS = {"clear": "destroys_data", "stop": "takes_down", "disable": "takes_down",
                     "uninstall": "destroys_data", "reset": "destroys_data", "dismount": "takes_down",
-                    "suspend": "takes_down", "unregister": "destroys_data", "revoke": "takes_down"}
-POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "job", "transcript", "watch",
+                    "suspend": "takes_down", "unregister": "destroys_data", "revoke": "takes_down",
+                    "restart": "takes_down", "restore": "destroys_data", "close": "takes_down", "move": "takes_down"}
+POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "job", "transcript", "watch", "item",
+                                   "itemproperty", "window", "psdrive", "pssession", "cimsession", "adobject",
+                                   "webapppool",  # Restart-WebAppPool recycles it gracefully
                                    "adaccount", "localuser"})  # Disable-ADAccount: someone left, nothing is destroyed
 # In a compound subcommand (`delete-hosted-zone`, `stop_app`) only these lead as verbs:
 # `reset-windows-password` resets a password, `drain-timeout` is a setting.

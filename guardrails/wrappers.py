@@ -25,6 +25,7 @@ from guardrails.runners import detector, fetches, run, runner, unresolved
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import CLONED
+from guardrails.zos import zos_command
 
 MAX_DEPTH = 6
 
@@ -423,6 +424,9 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         return unknown
     if program not in _SHOWS_ONLY and not inv.detector and any(_CODE_READ.search(a) for a in args):
         return [detector(inv, "unseen_script")]  # the code is a file's text, not on the line
+    mainframe = zos_command(inv)
+    if mainframe is not None:
+        return mainframe
     if program == "system" and args and looks_like_cl(args[-1]):  # IBM i PASE: system "CLRPFM FILE(X)"
         return cl_invocations(args[-1])
     if _uses_clone(inv):
