@@ -244,6 +244,10 @@ def _password_option(inv: Invocation) -> bool:
         literal = re.match(r"(?i)^(?:password|passwd|pwd)=([^$<{%`_\s][^\s]*)$", arg)  # vault write ... password=ops
         if literal and literal.group(1).lower() not in ("-", "stdin", "prompt"):
             return True
+        option, eq, given = arg.partition("=")
+        if eq and _PASSWORD_NAMED.match(option) and option.startswith("-") and _literal(given) \
+                and given.lower() not in _SWITCH_VALUES:
+            return True  # --user_pass=admin123
         named = _PASSWORD_NAMED.match(arg) and i + 1 < len(inv.args)  # --master-user-password X, user admin password X
         keyword = not arg.startswith("-") and "user" not in {a.lower() for a in inv.args[:i]}  # (prose says password)
         if named and not keyword and _literal(inv.args[i + 1]) and inv.args[i + 1].lower() not in _SWITCH_VALUES:
@@ -256,7 +260,7 @@ def _password_option(inv: Invocation) -> bool:
 
 
 # an option or keyword that names a password (not one that says where to read it: --password-file, --password-stdin)
-_PASSWORD_NAMED = re.compile(r"(?i)^(?:--?[\w-]*pass(?:word|wd)(?![\w-]*(?:file|stdin|prompt|policy|length|age|expir))"
+_PASSWORD_NAMED = re.compile(r"(?i)^(?:--?[\w-]*pass(?:word|wd|phrase)?(?![a-z])(?![\w-]*(?:file|stdin|prompt|policy|length|age|expir|through|thru))"
                              r"[\w-]*|password|passwd|-passwd)$")
 _PLAIN_SECURE_STRING = re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?(['\"])[^$'\"]+\1\s+-AsPlainText")
 

@@ -158,6 +158,8 @@ def place(path: str) -> str:
     if _WINDOWS_ABSOLUTE.match(path):
         path = "/" + re.sub(r"^([A-Za-z]):(?![\\/])", r"\1:/", path).replace("\\", "/").lstrip("/")
     path = path.replace("\\", "/")
+    if path.startswith("~/"):
+        path = "/home/~" + path[1:]  # a path in a home directory is absolute: ~/.bitcoin/wallets, not ./
     if not path.startswith("/"):
         return "scratch" if _SCRATCH_PARTS.search(path) else "relative"
     if any(path == t or path.startswith(t + "/") for t in _SCRATCH_TREES) or _SCRATCH_PARTS.search(path):

@@ -183,6 +183,8 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      r"|azure_pg_admin|cloudsqlsuperuser|ACCOUNTADMIN|SECURITYADMIN|ORGADMIN|ALL\s+PRIVILEGES\s+ON\s+\*\.\*)\b",
      "privilege_granted"),  # the administrator's role to someone
     (r"\bMINS_TO_BYPASS_MFA\s*=\s*[1-9]|\bDISABLE_MFA\s*=\s*TRUE\b", "privilege_granted"),
+    (r"^\s*GRANT\b[\w\s,]*\bANY\s+(?:TABLE|PRIVILEGE|DICTIONARY|PROCEDURE)\b", "privilege_granted"),  # Oracle
+    (r"^\s*DROP\s+POLICY\b", "privilege_granted"),  # a row-level security policy: its rows are open
     (r"\bWITH\s+ADMIN\s+OPTION\b|\bSET\s+TRUSTWORTHY\s+ON\b", "privilege_granted"),
     (r"^\s*UPDATE\s+mysql\.user\s+SET\b.*_priv\s*=\s*'Y'", "privilege_granted"),
     (r"^\s*GRANT\s+ALL\b.*\b(?:WITH\s+GRANT\s+OPTION|TO\s+(?:PUBLIC|anon|anonymous|authenticated)\b)", "privilege_granted"),

@@ -25,7 +25,7 @@ _PROTECTS = re.compile(
     r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security|dnssec"
     r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
     r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
-    r"|failureaction|oauth|xsrf|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging",
+    r"|failureaction|oauth|xsrf|appendonly|(?<![a-z])crl(?![a-z])|revocation|ocsp|disallow|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
@@ -34,11 +34,14 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|(?<![a-z])ssl3|(?<![a-z.])tls1(?![\d.])|tls1[01]"
                     r"|(?<![a-z])guest|testsigning|nointegritychecks|smb1|sslv[23]|remotelogin"
                     r"|allow[-_]?(?:root|empty[-_]?password|remote)|insecure[-_]?registr|permit[-_]?root"
-                    r"|password[-_]?not[-_]?required|serial[-_]?port|allowed[-_]?all|autoadminlogon", re.IGNORECASE)
+                    r"|password[-_]?not[-_]?required|serial[-_]?port|allowed[-_]?all|autoadminlogon"
+                    r"|passwordauthentication|permitemptypasswords|challengeresponseauthentication"
+                    r"|kbdinteractiveauthentication", re.IGNORECASE)  # (switched off, these harden)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"
-                       r"|allowed[-_]?actions|principal|grantee", re.IGNORECASE)
+                       r"|allowed[-_]?actions|principal|grantee|mynetworks|trusted[-_]?networks|allowed[-_]?origins"
+                       r"|authorized[-_]?networks?|source[-_]?ranges?|allowed[-_]?(?:ips|hosts|cidrs)", re.IGNORECASE)
 _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "allauthenticatedusers", "all", "*",
                      "allow", "admin", "user:*", "user:anonymous", "0.0.0.0/0", "::/0", "all-unauthenticated",
                      "role:admin"})
@@ -110,6 +113,7 @@ _DELETION = re.compile(r"^[/\\](.+)/\s*d$")
 # <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
 _XML = re.compile(r"(?:<(\w+)>|_(\w+)_)([^<]*)</(\w+)>")
 _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
+                          r"|\bpass\s+in\b.*\bfrom\s+any\s+to\s+any\b"
                           r"|allow-(?:transfer|query|recursion|update)\s*\{\s*any|^\s*bind\s+0\.0\.0\.0\b"
                           r"|bind[-_]?address\s*=\s*0\.0\.0\.0|\blisten_addresses\s*=\s*'?\*", re.IGNORECASE)
 _WEAK_TLS = re.compile(r"\bSSLv[23]\b|\bTLSv1(?:\.[01])?\b(?!\.[23])|\bTLSv1_[01]\b", re.IGNORECASE)

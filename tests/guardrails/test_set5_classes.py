@@ -184,7 +184,8 @@ def test_what_lists_everything(words: tuple[str, ...], program: str, expected: b
      "--scaling-config minSize=0,maxSize=0,desiredSize=0", "warn"),
     ("aws autoscaling update-auto-scaling-group --auto-scaling-group-name web --min-size 2 --max-size 8", "none"),
     ("nomad job stop -purge -yes billing", "warn"),
-    ("nomad job stop billing", "info"),
+    ("nomad job stop billing", "warn"),  # every allocation stops, as systemctl stop
+    ("nomad alloc stop 8f3c2a1b", "info"),  # one allocation; the job replaces it
     ("pcs cluster stop --all", "warn"),
     ("gcloud compute instances reset db-1 --zone z", "block"),
     ("az vm deallocate -g rg -n db1", "warn"),
