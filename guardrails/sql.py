@@ -215,7 +215,8 @@ _RMAN_DELETE = re.compile(r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:OBSOLETE|EX
 
 _TABLE_TARGETS = re.compile(r"^\s*(?:DROP\s+TABLE(?:\s+IF\s+EXISTS)?|TRUNCATE(?:\s+TABLE)?)\s+(.+?)\s*"
                             r"(?:\bCASCADE\b|\bRESTRICT\b|\bPURGE\b)?\s*;?\s*$", re.IGNORECASE | re.DOTALL)
-_SCRATCH_TABLE = re.compile(r"^#|^(?:pg_temp\w*|scratch|tmp|temp|staging)\.|(?:^|\.)(?:tmp|temp|scratch)_|_(?:tmp|temp)$",
+_SCRATCH_TABLE = re.compile(r"^#|^(?:pg_temp\w*|scratch|tmp|temp|staging)\.|(?:^|\.)(?:tmp|temp|scratch|cache)_|_(?:tmp|temp|cache)$"
+                            r"|(?:^|\.)cache$",
                             re.IGNORECASE)
 
 

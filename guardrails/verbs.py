@@ -54,6 +54,7 @@ ACCESS_ENTRIES = frozenset({"member", "members", "membership", "binding", "bindi
 OPENINGS = re.compile(r"(?i)(?<![a-z])(?:guest|anonymous|anon|allow[-_]?all|allow[-_]?any|any[-_]?any|public[-_]?access"
                       r"|everyone|smb1|smbv1|smb1protocol|telnet|insecure|public[-_]?url|anon[-_]admin)"
                       r"(?![a-z])")
+_HELP = frozenset({"/?", "-?", "--help", "-help", "/help"})
 _GUARDS = re.compile(r"(?i)block|deny|reject|prevent|restrict|protect|disallow")  # Block-Telnet-Inbound guards
 
 
@@ -114,7 +115,9 @@ class VerbFinding:
 # A strong verb glued to its noun in one lower-case word: `disablebinary`, `hastop`, `db2stop`,
 # `stopsrc`; (`clearsnapshot` and `restart` are not here: clear and restart are everyday words).
 _GLUED = re.compile(r"^(delete|destroy|remove|purge|wipe|stop|shutdown|halt|disable|kill|truncate)(?!light|watch|er\b)"
-                    r"[a-z0-9]{2,}$|^[a-z0-9]{2,}?(stop|shutdown|destroy|delete|purge|wipe)$")  # not droplet, asphalt
+                    r"[a-z0-9]{2,}$|^[a-z0-9]{2,}?(stop|shutdown|destroy|delete|purge|wipe|disable|erase|kill)$"
+                    r"|^(?:q|x|cfg|conf|config|sys|sw|switch|fw|db|vol|port|ap|if|dev)(delete|del|clear|reset|disable"
+                    r"|boot|remove|rm|erase|stop|kill)$")  # not droplet, asphalt, unclear
 
 
 def parts(word: str) -> list[str]:
@@ -124,9 +127,12 @@ def parts(word: str) -> list[str]:
     if len(out) == 1 and word.islower():
         glued = _GLUED.match(out[0])
         if glued:
-            verb = glued.group(1) or glued.group(2)
-            rest = out[0][len(verb):] if glued.group(1) else out[0][:-len(verb)]
-            return [verb, rest] if glued.group(1) else [rest, verb]
+            verb = glued.group(1) or glued.group(2) or glued.group(3)
+            verb = {"del": "delete", "rm": "remove", "clear": "wipe", "boot": "reboot"}.get(verb, verb)
+            if glued.group(1):
+                return [verb, out[0][len(glued.group(1)):]]
+            suffix = glued.group(2) or glued.group(3)
+            return [out[0][:-len(suffix)], verb]
     return out
 
 
@@ -209,8 +215,8 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
     program = inv.program
     if not program or program.lower() in SOFTWARE | SANDBOXES | READ_PROGRAMS:
         return None
-    if _removes_opening(" ".join(inv.args)):
-        return None  # removing or disabling an opening (Everyone's access, SMB1, telnet, the guest) hardens
+    if _removes_opening(" ".join(inv.args)) or _HELP & set(inv.args):
+        return None  # removing or disabling an opening (Everyone's access, SMB1, telnet, the guest) hardens; help
     found = _powershell(program)
     if found is not None or not _PROGRAM.match(program):
         return found  # not a command: prose ("Terraform will destroy..."), a heading, output

@@ -91,6 +91,7 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "clickhouse": (frozenset({"-q", "--query"}), "clickhouse"),  # clickhouse client ...
     "cockroach": (frozenset({"-e", "--execute"}), "postgres"),
     "sqlite3": (frozenset(), "sqlite"),
+    "drush": (frozenset(), "mysql"), "wp": (frozenset(), "mysql"),  # drush sql:query, wp db query
     "duckdb": (frozenset({"-c"}), "duckdb"),
     "cqlsh": (frozenset({"-e", "--execute"}), None), "ycqlsh": (frozenset({"-e", "--execute"}), None),
     "sqlcmd": (frozenset({"-Q", "-q", "--query"}), "tsql"),
@@ -120,7 +121,8 @@ SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements 
     "db2": frozenset({"-tvf", "-tf", "-vf", "-f"}), "wrangler": frozenset({"--file"}), "hdbsql": frozenset({"-I"}),
     "rman": frozenset({"cmdfile", "@"}), "invoke-sqlcmd": frozenset({"-inputfile"}),
 }
-SQL_SUBCOMMAND_ANY = {"wrangler": "execute", "heroku": "pg:psql"}  # the word that makes the tool a SQL client
+SQL_SUBCOMMAND_ANY = {"wrangler": "execute", "heroku": "pg:psql"}
+SQL_SUBCOMMAND_PATH = {"drush": (("sql:query",), ("sql-query",), ("sqlq",)), "wp": (("db", "query"),)}  # the word that makes the tool a SQL client
 SQL_SUBCOMMAND = {"cockroach": "sql", "clickhouse": "client", "bq": "query"}
 LINE_CARRIERS = frozenset({"redis-cli", "valkey-cli", "keydb-cli"})
 FLEET_VALUES: dict[str, frozenset[str]] = {  # parallel shells: options taking a value, before the command
@@ -316,11 +318,17 @@ def _sql(inv: Invocation) -> list[Invocation]:
     positionals = [a for a in inv.args if not a.startswith("-")]
     if inv.program in SQL_SUBCOMMAND and positionals[:1] != [SQL_SUBCOMMAND[inv.program]]:
         return []
+    if inv.program in SQL_SUBCOMMAND_PATH and not any(
+            tuple(positionals[:len(path)]) == path for path in SQL_SUBCOMMAND_PATH[inv.program]):
+        return []
     if inv.program in SQL_SUBCOMMAND_ANY and (SQL_SUBCOMMAND_ANY[inv.program] not in positionals or "--local" in inv.args):
         return []  # (wrangler d1 execute --local: the developer's local copy)
     scripts = option_values(inv.args, names)
     if inv.program in ("sqlite3", "bq"):  # sqlite3 DB 'SQL', bq query 'SQL'
         scripts = [" ".join(positionals[1:])] if len(positionals) > 1 else []
+    if inv.program in ("drush", "wp"):  # drush sql:query 'SQL', wp db query 'SQL'
+        lead = 1 if inv.program == "drush" else 2
+        scripts = [" ".join(positionals[lead:])] if len(positionals) > lead else []
     if inv.program in ("db2", "hdbsql"):  # db2 "STATEMENT" (db2 connect to X: a CLP command, not SQL)
         scripts = [p for p in positionals if " " in p and (looks_like_sql(p) or re.match(
             r"(?i)\s*(?:load|import|backup|restore|flashback|alter|grant)\b", p))]

@@ -30,6 +30,15 @@ from tests.guardrails.flagged import flagged as rules
     ("psql \"$U\" -c \"DROP POLICY owners_only ON public.profiles;\"", "sql-privilege-granted"),
     ("rm -rf ~/.bitcoin/wallets/hot", "rm-rf-path"),
     ("wp user create t t@x.io --role=administrator --user_pass=admin123", "credential-on-line"),
+    # verbs glued to short nouns; mail queues; CMS databases; rsync --delete into any directory
+    ("qdelete client -c sqlprod01 -y", "verb-destroys"),
+    ("cfgclear; cfgsave", "verb-destroys"),
+    ("switchdisable", "verb-takes-down"),
+    ("postsuper -d ALL", "mail-queue-purged"),
+    ("drush sql:query \"TRUNCATE node_field_data\"", "sql-truncate"),
+    ("drush sql:sync @staging @prod -y", "cms-database-sync"),
+    ("wp db query \"DELETE FROM wp_posts WHERE post_type='revision'\"", "sql-delete-rows"),
+    ("wp search-replace 'https://a.example' 'https://b.example' --all-tables", "cms-database-sync"),
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -39,6 +48,9 @@ def test_warns(command: str, rule: str) -> None:
     "terraform init", "terraform -chdir=envs/prod state pull > prod.tfstate.bak", "memcached -d -l 127.0.0.1",
     "rm -rf ~/.cache/pip", "nomad alloc stop 8f3c2a1b", "chmod 777 /tmp/build-42",
     # hardening SSH is not weakening it
+    "postsuper -d 3F2A81C0A2", "postsuper -r ALL", "drush sql:sync @prod @self -y", "wp db export /tmp/x.sql",
+    "wp db query \"SELECT 1\"", "drush sql:query \"TRUNCATE cache_render\"", "rsync -a --delete ./build/ /tmp/out/", "taskkill /?",
+    "unclear x",
     "ssh -o PasswordAuthentication=no host",
     "sed -i 's/^PasswordAuthentication yes/PasswordAuthentication no/' /etc/ssh/sshd_config",
     "sudo sed -i 's/^PermitRootLogin yes/PermitRootLogin no/' /etc/ssh/sshd_config && sudo sshd -t",
