@@ -213,7 +213,7 @@ def exposures(found: list[Invocation]) -> list[Invocation]:
     elif any((_prints_secret(inv) and not _read_privately(found, i)) or _env_searched(found, i)
              for i, inv in enumerate(found) if not inv.detector):
         out.append(Invocation(program="<terminal>", detector="secret_printed"))
-    if any(_token_shaped(inv) or _password_option(inv) for inv in found if not inv.detector and inv.args):
+    if any(_token_shaped(inv) or _password_option(inv) for inv in found if not inv.detector and (inv.args or inv.stdin)):
         out.append(Invocation(program="<line>", detector="credential_on_line"))
     out += [Invocation(program=inv.program, detector="unpinned_image", args=(image,))
             for inv in found if not inv.detector for image in _unpinned_images(inv)]
@@ -254,6 +254,12 @@ def _password_option(inv: Invocation) -> bool:
             return True
     if inv.program.lower() == "convertto-securestring" and "-asplaintext" in {a.lower() for a in inv.args}:
         return any(_literal(a) for a in inv.args[:1])  # ConvertTo-SecureString 'Summer2024!' -AsPlainText
+    if inv.program in ("chpasswd", "chpasswd.exe") and inv.stdin_from == "literal" and inv.stdin and ":" in inv.stdin:
+        return True  # echo 'user:password' | chpasswd
+    if inv.program == "esxcli" and "account" in inv.args:  # esxcli system account set -i root -p 'VMware1!'
+        for i, arg in enumerate(inv.args[:-1]):
+            if arg in ("-p", "--password", "-c", "--password-confirmation") and _literal(inv.args[i + 1]):
+                return True
     if inv.program == "dscl" and "-passwd" in inv.args[:-2]:  # dscl . -passwd /Users/NAME 'new password'
         return _literal(inv.args[inv.args.index("-passwd") + 2])
     return bool(_PLAIN_SECURE_STRING.search(" ".join(inv.args)))

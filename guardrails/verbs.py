@@ -23,6 +23,7 @@ DESTROYS = frozenset({
     "delete", "del", "destroy", "remove", "rm", "erase", "wipe", "purge", "flush", "flushall", "flushdb",
     "drop", "truncate", "zap", "shred", "nuke", "obliterate", "terminate", "deprovision", "decommission",
     "uninstall", "reset", "format", "reformat", "expunge", "discard", "deregister", "unregister", "reimage", "eradicate",
+    "revert",
 })
 TAKES_DOWN = frozenset({
     "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
@@ -100,7 +101,7 @@ COMPOUND_LEADS = frozenset({
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
 _PROGRAM = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")  # `hcloud`, `linode-cli`, `./bin/x` is read by its base name
-_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_:][A-Za-z0-9]+)*$")  # heroku's `apps:destroy` too
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_:.][A-Za-z0-9]+)*$")  # heroku's `apps:destroy`, acli's `vm.delete` too
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
@@ -267,7 +268,7 @@ def _verbs(word: str, split: list[str]) -> list[str]:
     if len(split) > 2 and split[-1] in COMPOUND_LEADS and not {"to", "can", "may", "should"} & set(split):
         verbs.append(split[-1])  # service-instance-delete: a noun phrase, then the verb (not safe-to-destroy)
     acronym = re.search(r"[a-z][A-Z]{2,}$", word)  # WinRM, HostRM: a name ending in an acronym, not a verb
-    if len(split) == 2 and (":" in word or len(split[0]) >= 3) and not acronym:  # `pg:reset`, `bucket-flush`
+    if len(split) == 2 and (":" in word or "." in word or len(split[0]) >= 3) and not acronym:  # `pg:reset`, `vm.delete`
         verbs.append(split[1])
     return verbs
 

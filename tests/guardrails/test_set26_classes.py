@@ -1,0 +1,36 @@
+"""What blind set 26 (an energy utility, ad-tech, small clouds, an OpenShift government, Oracle EBS, AIX/PowerHA,
+VMware, a CI/CD platform, SecOps and Nutanix) showed missing, in classes, with look-alikes."""
+
+from __future__ import annotations
+
+import pytest
+
+from guardrails import check_command
+from tests.guardrails.flagged import flagged as rules
+
+
+@pytest.mark.parametrize("command, rule", [
+    # noun.verb subcommands (acli, govc) and reverting to a snapshot
+    ("acli vm.delete prod-sql-01", "verb-destroys"),
+    ("acli vg.delete oracle-asm-vg", "verb-destroys"),
+    ("govc snapshot.revert -vm prod-sql-01 pre-patch", "verb-destroys"),
+    # AIX storage
+    ("rmfs -r /oradata", "aix-filesystem-removed"),
+    ("rmdev -dl hdisk5", "aix-storage-offline"),
+    ("varyoffvg datavg", "aix-storage-offline"),
+    ("chdev -l hdisk5 -a pv=clear", "aix-disk-changed"),
+    ("chfs -a size=-50G /oradata", "aix-disk-changed"),
+    # passwords handed over in the line
+    ("echo 'svc:Sup3rs3cret' | sudo chpasswd", "credential-on-line"),
+    ("esxcli system account set -i root -p 'VMware1!' -c 'VMware1!'", "credential-on-line"),
+])
+def test_warns(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "acli vm.list", "govc vm.info prod-sql-01", "govc snapshot.tree -vm prod-sql-01", "git revert HEAD",
+    "lsvg -l datavg", "chfs -a size=+10G /oradata", "chdev -l en0 -a mtu=9000", "chpasswd < /tmp/users.txt",
+])
+def test_look_alikes_stay_quiet(command: str) -> None:
+    assert rules(command) == [], check_command(command)
