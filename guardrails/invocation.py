@@ -146,7 +146,7 @@ def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str,
 # a scratch area: temporary files, caches, build output and package lists, which tools rebuild
 _SCRATCH_PARTS = re.compile(r"(?:^|/)(?:tmp|temp|\.tmp|te?mp[._-][^/]*|[^/]*[._-]te?mp|cache|caches|\.cache|_cacache"
                             r"|[^/]*[._-]cache|cache[._-][^/]*|__pycache__|\.pytest_cache|pytest-of-[^/]*|node_modules"
-                            r"|dist|\.next|coverage|intermediate|obj|coredump|crash|[^/]*\.(?:pid|lock|sock)|build|build[._-][^/]*|\.gradle|\.m2|\.npm|spack-stage[^/]*"
+                            r"|dist|\.next|coverage|intermediate|obj|coredump|crash|workspace|workspaces|[^/]*\.(?:pid|lock|sock)|build|build[._-][^/]*|\.gradle|\.m2|\.npm|spack-stage[^/]*"
                             r"|%te?mp%)(?:/|$)", re.IGNORECASE)
 _SCRATCH_TREES = ("/var/lib/apt/lists", "/var/cache", "/var/tmp", "/tmp", "/dev/shm")
 # D:\Data, \\share\dir; D:Data too: the shell reader drops unquoted backslashes

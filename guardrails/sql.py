@@ -43,6 +43,10 @@ class _NoCommandFallbackWarning(logging.Filter):
 logging.getLogger("sqlglot").addFilter(_NoCommandFallbackWarning())
 
 
+_CLUSTER_CLI = frozenset({"status", "show", "info", "list", "health", "node", "nodes", "stop", "start", "restart",
+                          "halt", "shutdown", "join", "leave", "members", "failover", "setup", "destroy"})
+
+
 def looks_like_sql(text: str) -> bool:
     """True when a command starts like an SQL statement rather than a shell command."""
     words = text.split(None, 2)
@@ -53,6 +57,8 @@ def looks_like_sql(text: str) -> bool:
     head, second = words[0].lower().rstrip(";"), words[1].lower()
     if head == "rollback" and second.rstrip(";") not in ("transaction", "work", "tran", "to", "prepared"):
         return False  # a device's `rollback running-config checkpoint X`, not SQL's ROLLBACK [WORK]
+    if head == "cluster" and words[0].islower() and second.rstrip(";") in _CLUSTER_CLI:
+        return False  # a cluster manager's `cluster stop`, `cluster status`: not Postgres' CLUSTER table
     if head == "delete" and words[0].islower() and " from " not in f" {text.lower()} ":
         return False  # Junos `delete interfaces xe-0/0/0 disable`: SQL names FROM (T-SQL's optional FROM is typed in capitals)
     # not an option, nor a device's file (`delete flash:vlan.dat`, `delete /force flash:x`)
@@ -215,9 +221,14 @@ _RMAN_DELETE = re.compile(r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:OBSOLETE|EX
 
 _TABLE_TARGETS = re.compile(r"^\s*(?:DROP\s+TABLE(?:\s+IF\s+EXISTS)?|TRUNCATE(?:\s+TABLE)?)\s+(.+?)\s*"
                             r"(?:\bCASCADE\b|\bRESTRICT\b|\bPURGE\b)?\s*;?\s*$", re.IGNORECASE | re.DOTALL)
-_SCRATCH_TABLE = re.compile(r"^#|^(?:pg_temp\w*|scratch|tmp|temp|staging)\.|(?:^|\.)(?:tmp|temp|scratch|cache)_|_(?:tmp|temp|cache)$"
+_SCRATCH_TABLE = re.compile(r"^#|^(?:pg_temp\w*|\w*scratch|tmp|temp|staging|\w+_tmp|\w+_temp)\.|(?:^|\.)(?:tmp|temp|scratch|cache)_|_(?:tmp|temp|cache)$"
                             r"|(?:^|\.)cache$",
                             re.IGNORECASE)
+
+
+_THROWAWAY_DATABASE = re.compile(r"^\s*DROP\s+(?:DATABASE|SCHEMA)\s+(?:IF\s+EXISTS\s+)?[`\"\[]?\w*?(?:^|_|-|\b)"
+                                 r"(?:restore[_-]?test|tmp|temp|scratch|ci|pr[_-]?\d+|sandbox|e2e)(?:_|-|\b|$)\w*[`\"\]]?"
+                                 r"\s*;?\s*$", re.IGNORECASE)
 
 
 def _scratch_tables(statement: str) -> bool:
@@ -247,6 +258,8 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
     kinds = _parsed_kinds(statement, dialect) | pattern_kinds(statement)
     if "table_replaced" in kinds:
         kinds -= {"drop_table"}
+    if "drop_database" in kinds and _THROWAWAY_DATABASE.match(statement):
+        kinds -= {"drop_database"}  # a restore test's or a CI run's copy, named as such
     if kinds & {"drop_table", "truncate"} and _scratch_tables(statement):
         kinds -= {"drop_table", "truncate"}  # a session's temp table (#t, pg_temp.t) or one named as scratch
     if "delete_where" in kinds and not _EPHEMERAL_DELETE.match(statement):

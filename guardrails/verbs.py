@@ -49,11 +49,12 @@ SANDBOXES = frozenset({"kind", "minikube", "k3d", "colima", "limactl", "multipas
 # Removing someone's membership or a binding takes access away; it destroys nothing (Remove-ADGroupMember,
 # remove-iam-policy-binding).
 ACCESS_ENTRIES = frozenset({"member", "members", "membership", "binding", "bindings", "permission", "permissions",
-                            "access", "accessrights", "grant", "grants"})
+                            "access", "accessrights", "grant", "grants", "roles"})  # remove-roles: from a user
 # What is removed or disabled is itself an opening (the guest user, an allow-all rule, anonymous access):
 # taking it away hardens. And accounts are disabled, not destroyed, when someone leaves.
 OPENINGS = re.compile(r"(?i)(?<![a-z])(?:guest|anonymous|anon|allow[-_]?all|allow[-_]?any|any[-_]?any|public[-_]?access"
-                      r"|everyone|smb1|smbv1|smb1protocol|telnet|insecure|public[-_]?url|anon[-_]admin)"
+                      r"|everyone|smb1|smbv1|smb1protocol|telnet|insecure|public[-_]?url|anon[-_]admin"
+                      r"|0\.0\.0\.0/0|::/0)"
                       r"(?![a-z])")
 _HELP = frozenset({"/?", "-?", "--help", "-help", "/help"})
 _GUARDS = re.compile(r"(?i)block|deny|reject|prevent|restrict|protect|disallow")  # Block-Telnet-Inbound guards

@@ -23,6 +23,8 @@ from tests.guardrails.flagged import flagged as rules
     # passwords handed over in the line
     ("echo 'svc:Sup3rs3cret' | sudo chpasswd", "credential-on-line"),
     ("esxcli system account set -i root -p 'VMware1!' -c 'VMware1!'", "credential-on-line"),
+    ("cluster stop", "verb-takes-down"),
+    ("psql -c \"DROP DATABASE contest;\"", "sql-drop-database"),
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -31,6 +33,15 @@ def test_warns(command: str, rule: str) -> None:
 @pytest.mark.parametrize("command", [
     "acli vm.list", "govc vm.info prod-sql-01", "govc snapshot.tree -vm prod-sql-01", "git revert HEAD",
     "lsvg -l datavg", "chfs -a size=+10G /oradata", "chdev -l en0 -a mtu=9000", "chpasswd < /tmp/users.txt",
+    # taking an opening away hardens: a rule open to the world, cluster-admin, a user's roles
+    "doctl compute firewall remove-rules 7b1e --inbound-rules \"protocol:tcp,ports:5432,address:0.0.0.0/0\"",
+    "hcloud firewall delete-rule fw-prod --direction in --protocol tcp --port 6379 --source-ips 0.0.0.0/0",
+    "oc adm policy remove-cluster-role-from-user cluster-admin jsmith",
+    "kcadm.sh remove-roles -r master --uusername helpdesk1 --rolename admin",
+    # throwaway databases and scratch schemas; a cluster manager's status is not SQL
+    "psql -h prod-db -c \"DROP DATABASE orders_restore_test_0611;\"",
+    "clickhouse-client -q \"DROP TABLE IF EXISTS ads_scratch.backfill_20240610\"",
+    "cluster status | grep -v UP",
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:
     assert rules(command) == [], check_command(command)
