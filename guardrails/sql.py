@@ -152,6 +152,9 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*ALTER\s+SYSTEM\s+SET\s+(?:fsync|full_page_writes|synchronous_commit)\s*(?:=|TO)\s*'?(?:off|false|0)\b",
      "durability_off"),
     (r"^\s*SET\s+GLOBAL\s+(?:innodb_flush_log_at_trx_commit|sync_binlog)\s*=\s*0\b", "durability_off"),
+    (r"^\s*PRAGMA\s+(?:\w+\.)?(?:journal_mode\s*=\s*OFF|synchronous\s*=\s*(?:OFF|0))\b", "durability_off"),  # SQLite
+    (r"^\s*ALTER\s+DATABASE\s+OPEN\s+RESETLOGS\b|^\s*ALTER\s+DATABASE\s+CLEAR\s+UNARCHIVED\s+LOGFILE\b",
+     "logs_purged"),  # Oracle: the redo not yet archived is thrown away
     (r"^\s*FLUSH\s+TABLES\s+WITH\s+READ\s+LOCK\b", "writes_blocked"),
     (r"^\s*SET\s+(?:GLOBAL|PERSIST)\s+(?:super_read_only|read_only|offline_mode)\s*=\s*(?:ON|1|TRUE)\b", "writes_blocked"),
     (r"^\s*REINDEX\s+(?:\([^)]*\)\s*)?(?:DATABASE|SYSTEM|SCHEMA|TABLE)\s+(?!CONCURRENTLY)", "table_locked"),

@@ -247,7 +247,7 @@ def _loosening_flag(inv: Invocation) -> str | None:
 # How long data is kept, cut so short that the system deletes it (`influx bucket update --retention 1h`,
 # `bq update --expiration 3600`, `mc ilm rule add --expire-days 1`), or the retention lock cleared.
 _KEEPING = re.compile(r"^--?(?:[\w-]*retention[\w-]*|[\w-]*expir(?:ation|e|y)[\w-]*|ttl|default[-_]ttl|max[-_]age"
-                      r"|expire[-_]days)$", re.IGNORECASE)
+                      r"|expire[-_]days|days|keep[-_]?days|older[-_]than)$", re.IGNORECASE)
 _CLEARS_KEEPING = re.compile(r"^--?(?:clear|remove|no)[-_](?:retention|object[-_]lock|legal[-_]hold)", re.IGNORECASE)
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|hr|d|day|days)?$", re.IGNORECASE)
 _SECONDS = {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
@@ -275,6 +275,6 @@ def retention_cut(inv: Invocation) -> str | None:
         unit = (found.group(2) or "").lower()
         default = 86400 if "day" in name.lower() else 1  # --expire-days 1; --expiration 3600 (seconds)
         seconds = float(found.group(1)) * (_SECONDS[unit] if unit else default)
-        if 0 < seconds <= _DAY or (seconds == 0 and "day" in name.lower()):
+        if 0 < seconds <= _DAY or (seconds == 0 and re.search(r"(?i)day|older", name)):
             return f"{name} {value}"
     return None

@@ -133,6 +133,7 @@ FLEET_VALUES: dict[str, frozenset[str]] = {  # parallel shells: options taking a
                        "--connect_timeout --command_timeout --option --worker --topology".split()),
 }
 FLEET_VALUES["parallel-ssh"] = FLEET_VALUES["pssh"]
+FLEET_VALUES["allssh"] = FLEET_VALUES["hostssh"] = frozenset()  # Nutanix: every CVM, every host
 KNIFE_SSH_VALUES = frozenset("-x --ssh-user -P --ssh-password -a --attribute -C --concurrency -i --ssh-identity-file "
                              "-p --ssh-port -G --ssh-gateway -t --ssh-timeout".split())
 

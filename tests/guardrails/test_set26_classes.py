@@ -24,6 +24,13 @@ from tests.guardrails.flagged import flagged as rules
     ("echo 'svc:Sup3rs3cret' | sudo chpasswd", "credential-on-line"),
     ("esxcli system account set -i root -p 'VMware1!' -c 'VMware1!'", "credential-on-line"),
     ("cluster stop", "verb-takes-down"),
+    ("Remove-Item -Path 'D:\\PI\\arc\\*.arc' -Force", "rm-glob-path"),
+    ("allssh 'rm -rf /home/nutanix/data/logs/*'", "rm-rf-path"),
+    ("sudo clamscan -r --infected --remove=yes /", "antivirus-removes"),
+    ("awx-manage cleanup_jobs --days=0", "retention-cut"),
+    ("mlflow gc --backend-store-uri postgresql://m@db/mlflow --older-than 0d", "retention-cut"),
+    ("sqlite3 /litefs/app.db \"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;\"", "sql-durability-off"),
+    ("sqlplus / as sysdba <<< \"ALTER DATABASE OPEN RESETLOGS;\"", "sql-logs-purged"),
     ("psql -c \"DROP DATABASE contest;\"", "sql-drop-database"),
 ])
 def test_warns(command: str, rule: str) -> None:
@@ -41,7 +48,8 @@ def test_warns(command: str, rule: str) -> None:
     # throwaway databases and scratch schemas; a cluster manager's status is not SQL
     "psql -h prod-db -c \"DROP DATABASE orders_restore_test_0611;\"",
     "clickhouse-client -q \"DROP TABLE IF EXISTS ads_scratch.backfill_20240610\"",
-    "cluster status | grep -v UP",
+    "cluster status | grep -v UP", "clamscan -r --infected /srv", "awx-manage cleanup_jobs --days=30",
+    "sqlite3 app.db \"PRAGMA journal_mode=WAL;\"", "rm -f ./*.o", "rm -f /tmp/x*",
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:
     assert rules(command) == [], check_command(command)
