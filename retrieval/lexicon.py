@@ -61,6 +61,25 @@ SYMPTOMS: dict[str, str] = {
     "errimagepull": "container waiting image pull", "createcontainerconfigerror": "container waiting config",
     "createcontainererror": "container waiting", "invalidimagename": "container waiting image",
 }
+# What people ask to have done, in the words procedure runbooks are named by: a question says "make
+# sidekiq stop processing that queue", "clean them up", "we need another pgbouncer vm"; the runbooks
+# are disabling-a-queue, remove-broken-runners, pgbouncer-add-instance. Phrases, not single words:
+# "stop" alone is as often a symptom ("alerts stopped") as a request.
+_W = r"(?:[\w.-]+\s+)"  # one word in between: "stop it processing", "clean the runners up"
+ACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), words) for p, words in (
+    (rf"\b(?:stop|pause|halt|suspend)\s+{_W}?(?:processing|consuming|picking up|running|executing)\b", "disable"),
+    (r"\b(?:clean(?:ing)?\s+(?:[\w.-]+\s+){0,3}up|clean-?up|get(?:ting)? rid of|tidy up)\b", "remove"),
+    (r"(?<!\bto\s)(?<!\bonto\s)(?<!\bon\s)(?<!\bfrom\s)\b(?:another|an extra|one more|additional)\s+(?:[\w.-]+\s+){0,2}(?:vms?|nodes?|instances?|hosts?|replicas?|servers?|machines?|boxes)\b",
+     "add instance"),
+    (rf"\b(?:point|route|send|talk)\s+{_W}{{0,3}}(?:straight|directly)\b|\b(?:go|route|work) around\b", "bypass"),
+    (rf"\b(?:turn|switch|flip)\s+{_W}?(?:back\s+)?on\b|\bre-?enable\b", "enable"),
+    (rf"\b(?:roll|go|switch)\s+{_W}{{0,2}}back\b|\bundo\b|\bprevious (?:version|release)\b", "rollback"),
+    (rf"\b(?:bounce|kick|cycle)\s+{_W}{{0,2}}(?:pods?|services?|process(?:es)?|daemons?|nodes?|it|them)\b", "restart"),
+    (rf"\b(?:make|grow|give)\s+{_W}{{0,2}}(?:bigger|larger|more (?:space|room|disk|storage))\b", "resize expand"),
+    (rf"\b(?:move|shift|transfer)\s+{_W}{{0,3}}(?:to|onto|off)\s+(?:another|a different|a new|other)\b", "migrate move"),
+    (rf"\b(?:take|pull)\s+{_W}{{0,2}}out of (?:rotation|service|the pool|the load balancer)\b", "drain"),
+    (rf"\b(?:promote|switch over to)\s+{_W}{{0,2}}(?:replica|standby|secondary)\b", "failover"),
+))
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:eth|eno|ens|enp\d+s|bond|wlan|ib)\d+$", re.IGNORECASE), "network interface"),
     (re.compile(r"^/dev/(?:sd[a-z]|nvme\d+n\d+|xvd[a-z]|vd[a-z])\w*$", re.IGNORECASE), "disk device"),
@@ -80,7 +99,8 @@ def expansion(word: str) -> str | None:
 
 
 def expand(text: str) -> str:
-    """The text with the runbook words written after each abbreviation (once each)."""
+    """The text with the runbook words written after each abbreviation (once each), and the
+    procedure's words for what it asks to have done at the end."""
     added: set[str] = set()
     lowered = text.lower()
 
@@ -91,4 +111,6 @@ def expand(text: str) -> str:
         added.add(words)
         return f"{m[0]} ({words})"
 
-    return _TOKEN.sub(sub, text)
+    written = _TOKEN.sub(sub, text)
+    wanted = [words for pattern, words in ACTIONS if pattern.search(text) and words not in lowered]
+    return f"{written} ({' '.join(dict.fromkeys(wanted))})" if wanted else written

@@ -40,3 +40,18 @@ def test_a_containers_waiting_reason_says_it_is_waiting() -> None:
     assert "ImagePullBackOff (container waiting image pull)" in listed
     assert "(container waiting)" in expand("pod stuck in ContainerCreating for 15 min")
     assert expand("pod is Running") == "pod is Running"
+
+
+def test_a_request_gets_the_words_procedure_runbooks_are_named_by() -> None:
+    assert expand("how do I make sidekiq stop processing the mailers queue?").endswith("(disable)")
+    assert expand("runners stuck in FAILING, how do I clean them up").endswith("(remove)")
+    assert expand("we need another pgbouncer vm").endswith("(add instance)")
+    assert expand("can we point the app straight at the database").endswith("(bypass)")
+    assert expand("roll the release back").endswith("(rollback)")
+    assert expand("make the volume bigger").endswith("(resize expand)")
+    assert expand("move the repo to another storage node").endswith("(migrate move)"), "a target, not a new node"
+
+
+def test_a_symptom_is_not_a_request() -> None:
+    assert expand("slack alerts stopped coming through") == "slack alerts stopped coming through"
+    assert expand("the job stopped running at 3am") == "the job stopped running at 3am"
