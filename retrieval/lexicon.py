@@ -80,6 +80,30 @@ ACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (rf"\b(?:take|pull)\s+{_W}{{0,2}}out of (?:rotation|service|the pool|the load balancer)\b", "drain"),
     (rf"\b(?:promote|switch over to)\s+{_W}{{0,2}}(?:replica|standby|secondary)\b", "failover"),
 ))
+# What an engineer knows a symptom points at, though the words differ: `kubectl top` and an HPA's
+# <unknown> targets read the metrics API, which Kubernetes serves through API aggregation; alerts
+# that stop reaching Slack or PagerDuty are a notification integration failing; "no space left on
+# device" with free blocks left is inodes.
+KNOWN: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), words) for p, words in (
+    (r"\bkubectl top\b|\bmetrics-server\b|\bmetrics\.k8s\.io\b|\bmetrics (?:are )?not (?:yet )?available\b",
+     "metrics API aggregated API APIService"),
+    (r"(?<![\w-])(?:slack|pagerduty|opsgenie|victorops|msteams|webhook)s?(?![\w-]).{0,60}\b(?:alerts?|pages?|notifications?|messages?)\b"
+     r"|\b(?:alerts?|pages?|notifications?)\b.{0,60}(?<![\w-])(?:slack|pagerduty|opsgenie|victorops|msteams|webhooks?)(?![\w-])",
+     "notification integration receiver"),
+    (r"\bno space left on device\b|\bENOSPC\b", "filesystem space inodes files"),
+    (r"\btoo many open files\b|\bEMFILE\b", "file descriptors limit"),
+    (r"\bexit(?:ed)?(?: with)?(?: code| status)? 137\b|\bsignal(?::)? killed\b", "out of memory killed"),
+    (r"\bexit(?:ed)?(?: with)?(?: code| status)? 139\b|\bsegfault\b|\bsegmentation fault\b", "crash"),
+    (r"\bx509\b|\bcertificate (?:has )?expired\b|\bunknown authority\b", "certificate expiration TLS"),
+    (r"\bcontext deadline exceeded\b|\bi/o timeout\b", "timeout latency slow"),
+    (r"\bread-only file ?system\b|\bEROFS\b", "filesystem disk errors read-only"),
+    (r"\bnf_conntrack\b.{0,40}\btable full\b|\bconntrack table\b", "conntrack entries"),
+    (r"\b(?:DiskPressure|MemoryPressure|PIDPressure)\b", "node pressure eviction"),
+    (r"\bFailedScheduling\b|\bInsufficient (?:cpu|memory)\b|\bunschedulable\b", "scheduling pending resources"),
+    (r"\b(?:readiness|liveness|startup) probe failed\b", "probe not ready"),
+    (r"\bseconds[_ ]behind[_ ](?:master|source)\b|\breplica(?:s)? (?:is |are )?behind\b", "replication lag"),
+    (r"\btoo many (?:clients|connections)\b|\bconnection slots are reserved\b", "connections limit saturation"),
+))
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:eth|eno|ens|enp\d+s|bond|wlan|ib)\d+$", re.IGNORECASE), "network interface"),
     (re.compile(r"^/dev/(?:sd[a-z]|nvme\d+n\d+|xvd[a-z]|vd[a-z])\w*$", re.IGNORECASE), "disk device"),
@@ -112,5 +136,5 @@ def expand(text: str) -> str:
         return f"{m[0]} ({words})"
 
     written = _TOKEN.sub(sub, text)
-    wanted = [words for pattern, words in ACTIONS if pattern.search(text) and words not in lowered]
+    wanted = [words for pattern, words in (*ACTIONS, *KNOWN) if pattern.search(text) and words not in lowered]
     return f"{written} ({' '.join(dict.fromkeys(wanted))})" if wanted else written

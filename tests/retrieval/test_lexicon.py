@@ -53,5 +53,18 @@ def test_a_request_gets_the_words_procedure_runbooks_are_named_by() -> None:
 
 
 def test_a_symptom_is_not_a_request() -> None:
-    assert expand("slack alerts stopped coming through") == "slack alerts stopped coming through"
+    assert expand("the backups stopped coming through") == "the backups stopped coming through"
     assert expand("the job stopped running at 3am") == "the job stopped running at 3am"
+
+
+def test_a_symptom_gets_the_words_of_what_it_points_at() -> None:
+    assert "aggregated API" in expand("kubectl top says metrics not available")
+    assert "notification integration" in expand("slack alerts stopped coming through but pagerduty still pages")
+    assert "inodes" in expand("df shows 40% free but pods fail with 'no space left on device'")
+    assert "file descriptors" in expand("nginx: accept() failed (24: Too many open files)")
+    assert "out of memory" in expand("container exited with code 137")
+
+
+def test_a_receiver_named_in_alert_labels_is_not_a_notification_problem() -> None:
+    text = "NodeNetworkTransmitErrs instance=node-3 receiver=slack-infra-alerts"
+    assert expand(text) == text
