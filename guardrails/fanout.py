@@ -49,11 +49,21 @@ def _replace_string(options: tuple[str, ...]) -> str | None:
     return None
 
 
+def _finds(feed: tuple[str, ...]) -> bool:
+    """The feed is a find (or Lustre's `lfs find`) listing files."""
+    return bool(feed) and (feed[0] == "find" or feed[:2] == ("lfs", "find"))
+
+
 def xargs(inv: Invocation, start: int) -> list[Invocation]:
     """xargs CMD: CMD with what it reads as operands; literal input (echo, printf, here-strings) is known."""
     options, words = inv.args[:start], inv.args[start:] or ("echo",)
     if inv.stdin_from != "literal" or not inv.stdin or {"-a", "--arg-file"} & set(options):
-        return as_command(words, inv, dynamic=True)
+        found = as_command(words, inv, dynamic=True)
+        if found and found[0].program in ("rm", "unlink", "shred") and _finds(inv.feed):
+            # find P ... | xargs rm: the same as find P ... -delete, and judged as that
+            find = inv.feed[1:] if inv.feed[0] == "find" else inv.feed[2:]
+            found.insert(0, Invocation(program="find", args=(*find, "-delete"), cwd=inv.cwd))
+        return found
     plain = replace(inv, stdin=None, stdin_from=None)
     placeholder = _replace_string(options)
     items = _items(options, inv.stdin, lines=placeholder is not None)

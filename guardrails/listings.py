@@ -47,10 +47,30 @@ def _every_key(args: tuple[str, ...]) -> bool | None:
     return None
 
 
+# Tools whose objects another tool lists: Slurm's, PBS' and LSF's job queues, Exim's mail queue; and the
+# options that narrow those listings (a user's jobs, a partition's, one sender's mail, frozen bounces).
+PAIRED_LISTINGS: dict[str, dict[str, tuple[str, ...]]] = {
+    "scancel": {"squeue": ("-u", "--user*", "-p", "--partition*", "-j", "--jobs*", "-w", "--nodelist*", "-A",
+                           "--account*", "-n", "--name*", "-q", "--qos*", "--me", "-t", "--states*", "-r")},
+    "qdel": {"qstat": ("-u", "-q")}, "bkill": {"bjobs": ("-u", "-q", "-J", "-m")},
+    "exim": {"exiqgrep": ("-f", "-r", "-s", "-y", "-o", "-z", "-x"), "mailq": ()},
+}
+
+
+def _paired_listing(words: tuple[str, ...], program: str) -> bool:
+    """`squeue -h -o %i` feeding scancel, `exiqgrep -i` feeding exim -Mrm: the whole queue, unfiltered."""
+    narrowing = PAIRED_LISTINGS.get(program, {}).get(program_name(words[0]))
+    if narrowing is None:
+        return False
+    return not any(fnmatchcase(a, f) for a in words[1:] for f in narrowing)
+
+
 def lists_everything(words: tuple[str, ...], program: str) -> bool:
     """Whether a command (program and arguments) is `program` listing every object of a kind, unfiltered."""
     while words and program_name(words[0]) in PRIVILEGE:
         words = words[1:]
+    if words and _paired_listing(words, program):
+        return True
     if not words or program_name(words[0]) != program:
         return False
     args = words[1:]

@@ -177,6 +177,18 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      r"|ALLOW_CONNECTIONS\s+(?:false|0)\b)", "writes_blocked"),
     (r"^\s*(?:RENAME\s+TABLE\b|ALTER\s+TABLE\s+\S+\s+RENAME\s+TO\b)", "table_renamed"),
     (r"^\s*SHUTDOWN\b", "server_shutdown"),
+    # ClickHouse, SAP HANA: the server or one tenant database stopped; a table detached is gone for its readers
+    (r"^\s*SYSTEM\s+(?:SHUTDOWN|KILL)\b|^\s*ALTER\s+SYSTEM\s+STOP\s+DATABASE\b", "server_shutdown"),
+    (r"^\s*DETACH\s+(?:TABLE|DATABASE|DICTIONARY|VIEW)\b", "writes_blocked"),
+    # Db2's command line: every application thrown off, the database or instance stopped, history and logs deleted
+    (r"^\s*FORCE\s+APPLICATIONS?\s+ALL\b|^\s*DEACTIVATE\s+(?:DATABASE|DB)\b|^\s*STOP\s+INSTANCE\b", "server_shutdown"),
+    (r"^\s*PRUNE\s+(?:HISTORY|LOGFILE)\b.*\bAND\s+DELETE\b", "backups_deleted"),
+    # a partition's rows (ClickHouse, MySQL, Hive), a Db2 table emptied in place, TimescaleDB's chunks
+    (r"^\s*ALTER\s+TABLE\s+\S+\s+(?:ON\s+CLUSTER\s+\S+\s+)?(?:DROP|TRUNCATE)\s+(?:DETACHED\s+)?(?:PARTITION|PART)\b",
+     "alter_drop"),
+    (r"\bACTIVATE\s+NOT\s+LOGGED\s+INITIALLY\s+WITH\s+EMPTY\s+TABLE\b", "truncate"),
+    (r"\bdrop_chunks\s*\(", "alter_drop"),
+    (r"\bexpire_snapshots\s*\(.*\bretention_threshold\s*=>\s*'0", "backups_deleted"),  # Iceberg: no time travel left
     # (not a retention purge: PURGE BINARY LOGS BEFORE NOW() - INTERVAL 7 DAY keeps a week)
     (r"^\s*(?:PURGE\s+(?:BINARY|MASTER)\s+LOGS\b(?!\s+BEFORE\s+(?:NOW\(\)|CURRENT_TIMESTAMP|DATE_SUB\s*\(\s*NOW\(\))"
      r"\s*[-,]\s*INTERVAL\s+[1-9])|RESET\s+(?:MASTER|BINARY\s+LOGS)\b|RESET\s+(?:SLAVE|REPLICA)\s+ALL\b)",

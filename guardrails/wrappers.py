@@ -92,6 +92,7 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "cockroach": (frozenset({"-e", "--execute"}), "postgres"),
     "sqlite3": (frozenset(), "sqlite"),
     "drush": (frozenset(), "mysql"), "wp": (frozenset(), "mysql"),  # drush sql:query, wp db query
+    "plesk": (frozenset(), "mysql"),  # plesk db "STATEMENT": Plesk's own database
     "duckdb": (frozenset({"-c"}), "duckdb"),
     "cqlsh": (frozenset({"-e", "--execute"}), None), "ycqlsh": (frozenset({"-e", "--execute"}), None),
     "sqlcmd": (frozenset({"-Q", "-q", "--query"}), "tsql"),
@@ -122,7 +123,7 @@ SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements 
     "rman": frozenset({"cmdfile", "@"}), "invoke-sqlcmd": frozenset({"-inputfile"}),
 }
 SQL_SUBCOMMAND_ANY = {"wrangler": "execute", "heroku": "pg:psql"}
-SQL_SUBCOMMAND_PATH = {"drush": (("sql:query",), ("sql-query",), ("sqlq",)), "wp": (("db", "query"),)}  # the word that makes the tool a SQL client
+SQL_SUBCOMMAND_PATH = {"drush": (("sql:query",), ("sql-query",), ("sqlq",)), "wp": (("db", "query"),), "plesk": (("db",),)}  # the word that makes the tool a SQL client
 SQL_SUBCOMMAND = {"cockroach": "sql", "clickhouse": "client", "bq": "query"}
 LINE_CARRIERS = frozenset({"redis-cli", "valkey-cli", "keydb-cli"})
 FLEET_VALUES: dict[str, frozenset[str]] = {  # parallel shells: options taking a value, before the command
@@ -314,6 +315,11 @@ def _find_exec(inv: Invocation) -> list[Invocation]:
     return out
 
 
+# Db2 CLP commands that act on the database: every application thrown off, recovery history and its logs deleted
+_DB2_CLP = re.compile(r"(?i)^(?:force\s+applications?\s+all|prune\s+(?:history|logfile)\b.*\band\s+delete\b"
+                      r"|deactivate\s+(?:database|db)\b|stop\s+instance\b)")
+
+
 def _sql(inv: Invocation) -> list[Invocation]:
     names, dialect = SQL_CARRIERS[inv.program]
     positionals = [a for a in inv.args if not a.startswith("-")]
@@ -327,12 +333,13 @@ def _sql(inv: Invocation) -> list[Invocation]:
     scripts = option_values(inv.args, names)
     if inv.program in ("sqlite3", "bq"):  # sqlite3 DB 'SQL', bq query 'SQL'
         scripts = [" ".join(positionals[1:])] if len(positionals) > 1 else []
-    if inv.program in ("drush", "wp"):  # drush sql:query 'SQL', wp db query 'SQL'
-        lead = 1 if inv.program == "drush" else 2
+    if inv.program in ("drush", "wp", "plesk"):  # drush sql:query 'SQL', wp db query 'SQL', plesk db 'SQL'
+        lead = 2 if inv.program == "wp" else 1
         scripts = [" ".join(positionals[lead:])] if len(positionals) > lead else []
     if inv.program in ("db2", "hdbsql"):  # db2 "STATEMENT" (db2 connect to X: a CLP command, not SQL)
         scripts = [p for p in positionals if " " in p and (looks_like_sql(p) or re.match(
             r"(?i)\s*(?:load|import|backup|restore|flashback|alter|grant)\b", p))]
+        scripts += [" ".join(positionals)] if inv.program == "db2" and _DB2_CLP.match(" ".join(positionals)) else []
     names = SQL_FILES.get(inv.program, frozenset())
     files = option_values(inv.args, names) or option_values(  # Invoke-Sqlcmd -InputFile: in any case
         tuple(a.lower() if a.startswith("-") else a for a in inv.args), names)
@@ -448,8 +455,13 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         start = command_start(args, spec.value_options, spec.skip)
         if program == "xargs":
             return xargs(inv, start)
+        if start >= len(args) and program in ("sudo", "doas") and inv.stdin_from:
+            return run(inv, Program("sh", reads_stdin=True))  # sudo -i <<EOF: a root shell reads the heredoc
         return as_command(args[start:], inv, spec.dynamic)
     if program in ("su", "sg", "script"):  # su -c CMD, sg GROUP -c CMD, script -c CMD
+        if program == "su" and inv.stdin_from and not any(a in ("-c", "--command") or a.startswith("--command=")
+                                                          for a in args):
+            return run(inv, Program("sh", reads_stdin=True))  # su - postgres <<EOF: the user's shell reads it
         return _su(inv)
     if program == "parallel":
         return parallel(inv)

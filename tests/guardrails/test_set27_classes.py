@@ -1,0 +1,63 @@
+"""What blind set 27 (a telecom core, a hospital, a game studio, an exchange, an airline on z/OS, an HPC centre, a
+retail chain on SAP, a ground station, a web host and a data platform) showed missing, in classes, with look-alikes."""
+
+from __future__ import annotations
+
+import pytest
+
+from guardrails import check_command
+from tests.guardrails.flagged import flagged as rules
+
+
+@pytest.mark.parametrize("command, rule", [
+    # SQL dialects: partitions and chunks dropped, servers and tenants stopped, tables detached or emptied in place
+    ('clickhouse-client -q "ALTER TABLE analytics.events DROP PARTITION 202401"', "sql-alter-drop"),
+    ('clickhouse-client -q "SYSTEM SHUTDOWN"', "sql-writes-blocked"),
+    ('clickhouse-client -q "DETACH TABLE analytics.events"', "sql-writes-blocked"),
+    ('hdbsql -i 00 -d SYSTEMDB -u SYSTEM -p "$PW" "ALTER SYSTEM STOP DATABASE HXP"', "sql-writes-blocked"),
+    ('db2 "ALTER TABLE RES.PNR ACTIVATE NOT LOGGED INITIALLY WITH EMPTY TABLE"', "sql-truncate"),
+    ("psql -d tlm -c \"SELECT drop_chunks('frames', older_than => INTERVAL '7 days');\"", "sql-alter-drop"),
+    ("trino --execute \"ALTER TABLE iceberg.s.o EXECUTE expire_snapshots(retention_threshold => '0d')\"",
+     "sql-backups-purged"),
+    ("db2 force application all", "sql-writes-blocked"),
+    ("db2 prune history 20240101 and delete", "sql-backups-purged"),
+    ('plesk db "DROP DATABASE psa"', "sql-drop-database"),
+    # a root or another user's shell reading a heredoc
+    ("sudo -i <<'EOF'\nsystemctl stop slurmctld\nEOF", "systemctl-stop"),
+    ("su - postgres <<'EOF'\npsql -c 'DROP DATABASE orders'\nEOF", "sql-drop-database"),
+    # a database's own file deleted
+    ("rm -f /var/lib/asterisk/astdb.sqlite3", "rm-database-file"),
+    ("iris stop IRIS quietly && rm -f /irissys/db/clinical/IRIS.DAT", "rm-database-file"),
+    # find ... | xargs rm is find ... -delete
+    ("lfs find /lustre/project -type f -print0 | xargs -0 rm -f", "find-delete-path"),
+    ("find /data/lake -type f -name '*.parquet' | xargs rm -f", "find-delete-data"),
+    # a whole queue, listed by its own lister
+    ("squeue -h -o %i | xargs scancel", "queue-emptied"),
+    ("exim -bp | exiqgrep -i | xargs exim -Mrm", "queue-emptied"),
+    # firewalls opened, trees made world-writable, a site emptied by rsync from an empty directory
+    ("iptables -P INPUT ACCEPT", "firewall-policy-accept"),
+    ("csf -x", "firewall-off-csf"),
+    ("chmod -R o+rwx /data/hdb", "chmod-recursive-777"),
+    ("rsync -a --delete /tmp/empty/ /home/johndoe/public_html/", "rsync-delete-empty-path"),
+])
+def test_warns(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    'clickhouse-client -q "SELECT partition, rows FROM system.parts WHERE table = \'events\'"',
+    'plesk db "SELECT name FROM domains"',
+    "db2 list applications",
+    "sudo -i",
+    "rm -f /tmp/test.db",
+    "rm -f ./local.db",
+    "find /tmp -name '*.tmp' | xargs rm -f",
+    "squeue -h -u bob -t PD -o %i | xargs scancel",
+    "exiqgrep -z -i | xargs -r exim -Mrm",
+    "iptables -L -n",
+    "csf -a 203.0.113.7",
+    "chmod -R g+w /data/hdb",
+    "rsync -a --delete /srv/site/ /var/www/site-copy/ --dry-run",
+])
+def test_look_alikes_pass(command: str) -> None:
+    assert not {r for r in rules(command) if r}, check_command(command)
