@@ -15,6 +15,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from guardrails.interpreters import language
 from guardrails.invocation import Invocation, read_args
 
 # Verbs by what they do to what they name. Words that are also everyday cleanup (clean, clear,
@@ -210,8 +211,44 @@ def _method(inv: Invocation) -> str:
     return "get"
 
 
+# Options through which a tool's own console runs one of its commands: `asterisk -rx "core stop now"`,
+# `fs_cli -x "fsctl shutdown elegant"`, `gluster --mode=script -e ...`. Their value, when it is several
+# words, is judged as the tool's subcommand line.
+COMMAND_OPTIONS = frozenset({"-x", "-rx", "-e", "--execute", "--exec", "-c", "--command", "--cmd", "-cmd", "-q", "--query",
+                             "--eval", "-r"})
+
+
+def _console_commands(inv: Invocation) -> list[Invocation]:
+    args = inv.args
+    values = [args[n + 1] for n, a in enumerate(args[:-1]) if a in COMMAND_OPTIONS]
+    values += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in COMMAND_OPTIONS]
+    values = [v for v in values if " " in v.strip() or "\n" in v]
+    if inv.stdin_from == "literal" and inv.stdin and inv.program.lower() not in WRITERS and not language(inv.program):
+        values.append(inv.stdin)
+    # several commands in one value or heredoc: a device's `configure; delete protocols bgp; commit`
+    lines = [line.strip() for v in values for line in re.split(r"[;\n]", v)[:MAX_CONSOLE_LINES] if line.strip()]
+    # (a one-word line ends a console session, `halt`, `quit`; but a device's `shutdown` under an interface stops it)
+    return [Invocation(program=inv.program, args=tuple(line.split())) for line in lines
+            if " " in line or line.lower() == "shutdown"]
+
+
+# A console's commands in a heredoc (`mccommand <<EOF channel stop X EOF`) are read line by line; what
+# these programs read is text they store or send, not commands.
+WRITERS = frozenset({"tee", "dd", "sponge", "install", "base64", "openssl", "gpg", "kubectl", "oc", "curl", "wget",
+                     "mail", "sendmail", "mailx", "nc", "ncat", "socat", "logger", "xclip", "pbcopy", "wc", "sort"})
+MAX_CONSOLE_LINES = 50
+
+
 def verb_effect(inv: Invocation) -> VerbFinding | None:
-    """What the verb of a command does, when it deletes, stops or disables something."""
+    """What the verb of a command does, when it deletes, stops or disables something (also in a
+    command its console option carries)."""
+    found = _verb_effect(inv)
+    if found is None and inv.program.lower() not in HTTP_CLIENTS:
+        found = next((f for sub in _console_commands(inv) if (f := _verb_effect(sub)) is not None), None)
+    return found
+
+
+def _verb_effect(inv: Invocation) -> VerbFinding | None:
     if inv.program.lower() in HTTP_CLIENTS:
         return http_effect(inv)
     program = inv.program

@@ -61,3 +61,28 @@ def test_warns(command: str, rule: str) -> None:
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not {r for r in rules(command) if r}, check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # a console's own commands, in its command option or a heredoc
+    ('asterisk -rx "core stop now"', "verb-takes-down"),
+    ('asterisk -rx "module unload res_pjsip.so"', "verb-takes-down"),
+    ('fs_cli -x "fsctl shutdown elegant"', "verb-takes-down"),
+    ('asterisk -rx "database del SIP/Registry 1001"', "verb-destroys"),
+    ("mccommand -a https://mirth01:8443 -u admin <<'EOF'\nchannel stop \"ADT_Inbound\"\nEOF", "verb-takes-down"),
+    ("ssh netops@mx1 \"cli -c 'configure; delete protocols bgp group IX-PEERS; commit and-quit'\"", "verb-destroys"),
+])
+def test_console_commands_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    'asterisk -rx "core show channels"',
+    'fs_cli -x "show calls"',
+    "iris session IRIS -U APP <<'EOF'\nwrite $data(^PATIENT(48213))\nhalt\nEOF",
+    "cat > /etc/app.conf <<'EOF'\nstop_timeout 30\nEOF",
+    'git commit -m "stop the consumer before the migration"',
+    'docker run -e "MODE=stop all" busybox true',
+])
+def test_console_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
