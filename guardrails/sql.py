@@ -179,6 +179,7 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*SHUTDOWN\b", "server_shutdown"),
     # ClickHouse, SAP HANA: the server or one tenant database stopped; a table detached is gone for its readers
     (r"^\s*SYSTEM\s+(?:SHUTDOWN|KILL)\b|^\s*ALTER\s+SYSTEM\s+STOP\s+DATABASE\b", "server_shutdown"),
+    (r"^\s*ALTER\s+WAREHOUSE\s+(?:IF\s+EXISTS\s+)?\S+\s+SUSPEND\b", "server_shutdown"),  # Snowflake: its queries stop
     (r"^\s*DETACH\s+(?:TABLE|DATABASE|DICTIONARY|VIEW)\b", "writes_blocked"),
     # Db2's command line: every application thrown off, the database or instance stopped, history and logs deleted
     (r"^\s*FORCE\s+APPLICATIONS?\s+ALL\b|^\s*DEACTIVATE\s+(?:DATABASE|DB)\b|^\s*STOP\s+INSTANCE\b", "server_shutdown"),

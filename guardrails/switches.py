@@ -25,7 +25,8 @@ _PROTECTS = re.compile(
     r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security|dnssec"
     r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
     r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
-    r"|failureaction|oauth|xsrf|appendonly|(?<![a-z])crl(?![a-z])|revocation|ocsp|disallow|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging",
+    r"|failureaction|oauth|xsrf|appendonly|(?<![a-z])crl(?![a-z])|revocation|ocsp|disallow|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging"
+    r"|secruleengine|modsecurity|antiflood|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|ratelimit|rate[-_]?limit",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).

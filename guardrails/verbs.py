@@ -99,7 +99,7 @@ POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "jo
 # `reset-windows-password` resets a password, `drain-timeout` is a setting.
 COMPOUND_LEADS = frozenset({
     "delete", "destroy", "remove", "terminate", "purge", "drop", "flush", "wipe", "erase", "stop", "shutdown", "eradicate",
-    "uninstall", "disable", "kill", "killall", "truncate", "deregister", "deprovision", "decommission",
+    "uninstall", "disable", "kill", "killall", "truncate", "deregister", "deprovision", "decommission", "suspend",
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
 _PROGRAM = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")  # `hcloud`, `linode-cli`, `./bin/x` is read by its base name
@@ -117,7 +117,7 @@ class VerbFinding:
 
 # A strong verb glued to its noun in one lower-case word: `disablebinary`, `hastop`, `db2stop`,
 # `stopsrc`; (`clearsnapshot` and `restart` are not here: clear and restart are everyday words).
-_GLUED = re.compile(r"^(delete|destroy|remove|purge|wipe|stop|shutdown|halt|disable|kill|truncate)(?!light|watch|er\b)"
+_GLUED = re.compile(r"^(delete|destroy|remove|purge|wipe|stop|shutdown|halt|disable|kill|truncate|suspend)(?!light|watch|er\b)"
                     r"[a-z0-9]{2,}$|^[a-z0-9]{2,}?(stop|shutdown|destroy|delete|purge|wipe|disable|erase|kill)$"
                     r"|^(?:q|x|cfg|conf|config|sys|sw|switch|fw|db|vol|port|ap|if|dev)(delete|del|clear|reset|disable"
                     r"|boot|remove|rm|erase|stop|kill)$")  # not droplet, asphalt, unclear
@@ -239,12 +239,60 @@ WRITERS = frozenset({"tee", "dd", "sponge", "install", "base64", "openssl", "gpg
 MAX_CONSOLE_LINES = 50
 
 
+# Options that name what is done: `oci compute instance action --action STOP`, `sapcontrol -function StopSystem`.
+ACTION_OPTIONS = frozenset({"--action", "-action", "-function", "--function", "--operation", "-operation", "--op"})
+# A method called by name in the code a console runs: `##class(SYS.Database).DeleteDatabase(...)`,
+# `##class(Ens.Director).StopProduction()`, a Groovy script's `it.delete()`.
+_METHOD = re.compile(r"[.:]([A-Za-z][A-Za-z0-9]*)\s*\(")
+
+
+def _named_actions(inv: Invocation) -> VerbFinding | None:
+    """A verb that an option names as the action, a long option that is itself the verb (`--removenode`,
+    `--delete`), or a method named by a strong verb in the code the line carries."""
+    args = list(inv.args)
+    lead = next((a for a in args if not a.startswith("-")), "")
+    if parts(lead)[:1] and parts(lead)[0] in READS:
+        return None  # `gitlab-runner verify --delete`: checks, and forgets runners that are gone
+    granting = bool({"acl", "acls"} & set(parts(inv.program))) or any(a.startswith("--allow") for a in args)
+    for n, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name.lower() in ACTION_OPTIONS and (eq or n + 1 < len(args)):
+            split = parts(value if eq else args[n + 1])
+            verb = next((p for p in split[:1] if p in COMPOUND_LEADS or p in ("reset", "reboot", "poweroff")), None)
+            if verb:
+                return VerbFinding("destroys_data" if verb in DESTROYS else "takes_down", arg)
+        if arg.startswith("--") and not eq and len(arg) > 4:
+            split = parts(arg[2:])
+            if split and split[0] in ("remove", "delete", "destroy", "purge", "wipe", "drop", "erase", "eradicate") \
+                    and not (set(split[1:]) & (_HARMLESS_REMOVALS | _ACCESS_LISTS)) and not granting:
+                return VerbFinding("destroys_data", arg)
+    texts = [a for a in args if "(" in a] + ([inv.stdin] if inv.stdin_from == "literal" and inv.stdin else [])
+    for text in texts:
+        for method in _METHOD.findall(text):
+            split = parts(method)
+            if split and split[0] in COMPOUND_LEADS and not (set(split[1:]) & (_HARMLESS_REMOVALS | {"one", "op"})):
+                return VerbFinding("destroys_data" if split[0] in DESTROYS else "takes_down", method)
+    return None
+
+
+# who may connect: removing a client, host or principal from an access list takes access away (it hardens)
+_ACCESS_LISTS = frozenset({"client", "clients", "host", "hosts", "principal", "principals", "user", "users", "member",
+                           "members", "access", "acl", "acls", "ip", "ips", "address", "addresses", "allow"})
+# what a removal option removes that loses nothing: leftovers, temporary files, the tool's own lock or cache
+_HARMLESS_REMOVALS = frozenset({"orphans", "orphan", "temp", "tmp", "cache", "caches", "lock", "locks", "after", "before",
+                                "during", "excluded", "delay", "source", "files", "stale", "dangling", "unused", "old",
+                                "leftovers", "intermediate", "signature", "quarantine"})
+
+
 def verb_effect(inv: Invocation) -> VerbFinding | None:
     """What the verb of a command does, when it deletes, stops or disables something (also in a
-    command its console option carries)."""
+    command its console option carries, an action an option names, a method the code calls)."""
     found = _verb_effect(inv)
     if found is None and inv.program.lower() not in HTTP_CLIENTS:
         found = next((f for sub in _console_commands(inv) if (f := _verb_effect(sub)) is not None), None)
+    if found is None and inv.program.lower() not in HTTP_CLIENTS | SOFTWARE | READ_PROGRAMS | SANDBOXES \
+            and not _HELP & set(inv.args) and not language(inv.program):
+        found = _named_actions(inv)
     return found
 
 

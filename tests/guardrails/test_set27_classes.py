@@ -86,3 +86,47 @@ def test_console_commands_warn(command: str, rule: str) -> None:
 ])
 def test_console_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # what an option names as the action, a long option that is the verb, a method named by a verb
+    ("oci compute instance action --action STOP --instance-id ocid1.instance.oc1.x", "verb-takes-down"),
+    ("beegfs-ctl --removenode --nodetype=storage --nodeid=3", "verb-destroys"),
+    ("iris session IRIS -U %SYS '##class(SYS.Database).DeleteDatabase(\"/db/clinical/\")'", "verb-destroys"),
+    ("iris session IRIS -U HSLIB '##class(Ens.Director).StopProduction()'", "verb-takes-down"),
+    ("whmapi1 suspendacct user=johndoe", "verb-takes-down"),
+    # protections by their product names
+    ("sed -i 's/SecRuleEngine On/SecRuleEngine Off/' /etc/apache2/conf.d/modsec2.conf", "security-switched-off"),
+    # stacks down, production rebuilt, VMs rolled back, faults injected, weak keys, admin granted, nodes powered
+    ("docker compose -f /opt/cosmos/compose.yaml down", "compose-stack-down"),
+    ("dbt run --full-refresh --target prod", "dbt-full-refresh"),
+    ("qm rollback 105 pre-upgrade", "vm-rolled-back"),
+    ("tc qdisc add dev ens2f0 root netem loss 30%", "network-fault-injected"),
+    ("openssl req -x509 -nodes -newkey rsa:1024 -keyout k.pem -out c.pem", "weak-key-generated"),
+    ("pveum acl modify / --users support@pve --roles Administrator", "hypervisor-admin-granted"),
+    ("rpower cn[0001-0512] off", "hpc-nodes-power"),
+    ("mmdelsnapshot gpfs01 nightly-2024-05-01", "gpfs-deleted"),
+    ('ssh cisco@pe1 "admin reload location all noprompt"', "device-reload"),
+    ('snowsql -c prod -q "ALTER WAREHOUSE TRANSFORM_WH SUSPEND;"', "sql-writes-blocked"),
+])
+def test_named_actions_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "sapcontrol -nr 00 -function GetProcessList",
+    "docker compose up -d --remove-orphans",
+    "docker compose -f docker-compose.dev.yml down",
+    "dbt run --full-refresh --target dev",
+    "qm listsnapshot 105",
+    "tc qdisc show dev ens2f0",
+    "openssl req -new -newkey rsa:3072 -nodes -keyout k.pem -out r.csr",
+    "rpower cn0001 stat",
+    "mmlssnapshot gpfs01",
+    "mongosh app --eval 'db.killOp(12345)'",
+    "kafka-acls.sh --bootstrap-server k:9092 --remove --allow-principal User:legacy --operation Read --topic t --force",
+    "sudo gitlab-runner verify --delete",
+    "minikube delete --all --purge",
+])
+def test_named_action_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)

@@ -45,7 +45,7 @@ def test_a_tool_no_rule_knows_is_judged_by_its_verb(command: str, rule: str) -> 
     "type -a rm", "Get-Disk | Format-Table Number, FriendlyName", "gcloud compute reset-windows-password vm1",
     "eksctl delete cluster --name prod --dry-run", "pip uninstall -y requests", "git rm -r --cached build/",
     "Terraform will destroy all your managed infrastructure", "acl is_delete method DELETE",
-    "oci compute instance action --action STOP --instance-id x",
+    "oci compute instance action --action START --instance-id x",
 ])
 def test_reads_rehearsals_software_and_prose_are_not_verbs_to_fear(command: str) -> None:
     assert not [r for r in _rules(command) if r[0].startswith("verb-")]
