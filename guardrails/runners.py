@@ -39,7 +39,7 @@ STDIN_PATHS = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 _URL = re.compile(r"(?i)^(?:https?|ftp)://")  # deno run https://..., a script run straight from the network
 
 
-_VARIABLE = re.compile(r"\$\{?[A-Za-z_@*]|%[A-Za-z_]\w*%")
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_@*]|%[A-Za-z_]\w*%|\$\(|`")  # (or another command's output: $(date +%a)_step.sh)
 _SCRIPT_SUFFIX = re.compile(r"(?i)\.(?:sh|bash|py|rb|pl|ps1|bat|cmd|sql|js|exe)$")
 
 

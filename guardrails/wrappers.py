@@ -216,6 +216,8 @@ def _salt(args: tuple[str, ...]) -> list[Invocation]:
     """salt TARGET FUNCTION ARGS: cmd.run's command, and the functions that stop, remove or power off."""
     if "cmd.run" in args:
         rest = args[args.index("cmd.run") + 1:]
+        if rest and is_parameter(rest[0].strip(), positional=True):
+            return [Invocation(program="salt", detector="opaque_command")]  # salt '*' cmd.run "$1": set elsewhere
         return parse_shell(rest[0]) if rest else []
     for n, arg in enumerate(args):
         if arg in SALT_FUNCTIONS:

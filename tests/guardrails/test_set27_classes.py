@@ -130,3 +130,22 @@ def test_named_actions_warn(command: str, rule: str) -> None:
 ])
 def test_named_action_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("p4 depot -d -f Art", "perforce-spec-deleted"),
+    ("p4 shelve -d -c 48213", "perforce-spec-deleted"),
+    ("bash /opt/runbooks/eod/$(date +%a)_step.sh", "opaque-command"),
+    ('salt -N store-servers cmd.run "$1"', "opaque-command"),
+    ('"select disk 0", "clean all" | diskpart', "diskpart-clean"),
+])
+def test_more_of_set_27(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "p4 depot -o Art", "p4 client -d -f build-agent-07-old", '"list disk", "list volume" | diskpart',
+    "salt -N store-servers cmd.run 'uptime'",
+])
+def test_more_look_alikes_of_set_27(command: str) -> None:
+    assert not rules(command), check_command(command)
