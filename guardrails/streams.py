@@ -61,6 +61,8 @@ def literal_output(inv: Invocation) -> str | None:
         return _printf(inv.args)
     if inv.program == "cat" and inv.stdin is not None and inv.stdin_from == "literal" and not inv.args:
         return inv.stdin
+    if inv.program.startswith("@") and inv.program.endswith("@") and "\n" in inv.program and not inv.args:
+        return inv.program.strip("@").strip("\n")  # a PowerShell here-string: @"\nselect disk 1\nclean\n"@ | diskpart
     if " " in inv.program.strip() and all(a.endswith(",") for a in (inv.program, *inv.args[:-1])):
         # PowerShell writes an array of strings one per line: "select disk 0", "clean all" | diskpart
         return "\n".join(w.rstrip(",").strip() for w in (inv.program, *inv.args))

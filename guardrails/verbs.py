@@ -154,7 +154,7 @@ def leading_words(inv: Invocation) -> list[str]:
 # (`/api/v1/admin/tsdb/delete_series`, `/purge_all`, `/exit`, `/monitor/mute_all`, `?action=DELETE`).
 HTTP_CLIENTS = frozenset({"curl", "http", "https", "xh", "xhs", "wget", "httpie"})
 HTTP_WRITES = frozenset({"post", "put", "patch"})
-API_VERBS = {"exit": "takes_down", "close": "takes_down", "mute": "weakens_security", "pause": "weakens_security",
+API_VERBS = {"exit": "takes_down", "quit": "takes_down", "close": "takes_down", "mute": "weakens_security", "pause": "weakens_security",
              "downtime": "weakens_security", "quitquitquit": "takes_down",
              "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data"}
 _DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
@@ -166,6 +166,9 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
     """What a writing HTTP call to an API does, read from its URL's path and query words."""
     if inv.program.lower() not in HTTP_CLIENTS or _method(inv) not in HTTP_WRITES:
         return None
+    granted = next((a for a in inv.args if _ADMIN_BODY.search(a)), None)
+    if granted:
+        return VerbFinding("weakens_security", granted)
     for arg in inv.args:
         found = _URL.match(arg)
         if not found or not found.group(1):
@@ -179,6 +182,9 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
     return None
 
 
+# A body that makes someone an administrator (Grafana's `{"role":"Admin"}`), or maps everyone to a role.
+_ADMIN_BODY = re.compile(r'"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
+                         r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true')
 _SCOPED = {  # a body that names what the call touches: a CDN purge of listed files, a downtime for one host
     "purge": re.compile(r'"(?:files|prefixes|tags|hosts)"\s*:'),
     "downtime": re.compile(r'"scope"\s*:\s*"(?!\*)[^"]+"'),
@@ -284,10 +290,29 @@ _HARMLESS_REMOVALS = frozenset({"orphans", "orphan", "temp", "tmp", "cache", "ca
                                 "leftovers", "intermediate", "signature", "quarantine"})
 
 
+# A network device's configuration lines: `neighbor X shutdown`, `no router bgp 64512`, `clear ip bgp *`.
+_DEVICE_DOWN = re.compile(r"(?i)^(?!no\s)(?:.*\s)?shutdown$|^no\s+(?:router|neighbor|interface|ip\s+route|vlan|route-map|"
+                          r"address-family|vrf|ipv6\s+route|network)\b|^clear\s+(?:ip\s+)?bgp\s+(?:\*|all)(?!.*\bsoft\b)")
+
+
+def _device_line(line: str) -> VerbFinding | None:
+    return VerbFinding("takes_down", line) if _DEVICE_DOWN.search(line) else None
+
+
+_DEVICE_WORDS = frozenset({"no", "clear", "neighbor", "interface", "configure", "router"})
+
+
 def verb_effect(inv: Invocation) -> VerbFinding | None:
     """What the verb of a command does, when it deletes, stops or disables something (also in a
     command its console option carries, an action an option names, a method the code calls)."""
+    if re.fullmatch(r"/[a-z][a-z-]*", inv.program):  # RouterOS: /ip route remove [find ...]
+        inv = Invocation(program=inv.program[1:], args=inv.args, stdin=inv.stdin, stdin_from=inv.stdin_from)
     found = _verb_effect(inv)
+    if found is None and inv.program in _DEVICE_WORDS:
+        found = _device_line(" ".join((inv.program, *inv.args)))
+    if found is None and inv.program.lower() not in HTTP_CLIENTS:
+        found = next((f for sub in _console_commands(inv)
+                      if (f := _verb_effect(sub) or _device_line(" ".join(sub.args))) is not None), None)
     if found is None and inv.program.lower() not in HTTP_CLIENTS:
         found = next((f for sub in _console_commands(inv) if (f := _verb_effect(sub)) is not None), None)
     if found is None and inv.program.lower() not in HTTP_CLIENTS | SOFTWARE | READ_PROGRAMS | SANDBOXES \

@@ -109,7 +109,9 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "heroku": (frozenset({"-c", "--command"}), "postgres"),  # heroku pg:psql -c "..."
     "invoke-sqlcmd": (frozenset({"-query", "-Query"}), "tsql"), "rman": (frozenset(), None),  # rman: statements on stdin
     "hdbsql": (frozenset(), None), "dgmgrl": (frozenset(), None),
+    "gcloud": (frozenset({"--sql", "--ddl"}), None),  # spanner databases execute-sql / ddl update; sql connect <<< SQL
 }
+SQL_GATES = {"gcloud": ({"execute-sql"}, {"ddl"}, {"sql", "connect"})}  # the words that make the tool a SQL client
 SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements to run (sqlplus: @FILE)
     "psql": frozenset({"-f", "--file"}), "gitlab-psql": frozenset({"-f", "--file"}),
     "ysqlsh": frozenset({"-f", "--file"}), "vsql": frozenset({"-f", "--file"}), "usql": frozenset({"-f", "--file"}),
@@ -330,6 +332,8 @@ def _sql(inv: Invocation) -> list[Invocation]:
     if inv.program in SQL_SUBCOMMAND_PATH and not any(
             tuple(positionals[:len(path)]) == path for path in SQL_SUBCOMMAND_PATH[inv.program]):
         return []
+    if inv.program in SQL_GATES and not any(gate <= set(positionals) for gate in SQL_GATES[inv.program]):
+        return []
     if inv.program in SQL_SUBCOMMAND_ANY and (SQL_SUBCOMMAND_ANY[inv.program] not in positionals or "--local" in inv.args):
         return []  # (wrangler d1 execute --local: the developer's local copy)
     scripts = option_values(inv.args, names)
@@ -489,7 +493,8 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         rest = args[at + 2:]
         start = command_start(rest, JAR_VALUES)  # its connection options first: -s URL -auth @creds
         return as_command((jar[:-4] if jar.endswith(".jar") else jar, *rest[start:]), inv)
-    if program in SQL_CARRIERS:
+    if program in SQL_CARRIERS and (program not in SQL_GATES or any(
+            gate <= set(args) for gate in SQL_GATES[program])):
         return _sql(inv)
     if program in FILE_READERS:
         found = _file_reader(inv)
