@@ -102,6 +102,7 @@ COMPOUND_LEADS = frozenset({
     "uninstall", "disable", "kill", "killall", "truncate", "deregister", "deprovision", "decommission", "suspend",
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
+_OPTION_VALUE = re.compile(r"\d+(?:\.\d+){0,3}(?::\d+)?|[\w.-]+:\d+")  # a port, a count, an address
 _PROGRAM = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")  # `hcloud`, `linode-cli`, `./bin/x` is read by its base name
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_:.][A-Za-z0-9]+)*$")  # heroku's `apps:destroy`, acli's `vm.delete` too
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
@@ -145,6 +146,8 @@ def leading_words(inv: Invocation) -> list[str]:
     words = []
     for word in read_args(inv.args, {}, frozenset()).positionals[:MAX_LEADING]:
         if not _WORD.match(word):
+            if _OPTION_VALUE.fullmatch(word):
+                continue  # an option's value read as a positional (`--host 127.0.0.1 --port 8000 ... lease4-wipe`)
             break
         words.append(word)
     return [inv.program, *words]

@@ -56,3 +56,36 @@ def test_look_alikes_pass(command: str) -> None:
 
 def test_a_carrier_that_is_also_a_sql_client_still_carries() -> None:
     assert "rm-rf-root" in rules('gcloud compute ssh vm1 --command "sudo rm -rf /var/lib/mysql"')
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("kea-shell --host 127.0.0.1 --port 8000 --service dhcp4 lease4-wipe", "verb-destroys"),
+    ("gcloud sql instances failover prod-pg-main", "failover-forced"),
+    ("aws rds failover-db-cluster --db-cluster-identifier ledger-prod", "failover-forced"),
+    ("s3cmd setacl --acl-public --recursive s3://vod-origin-eu/", "public-acl-set"),
+    ("ichmod -r read public /labZone/home/sequencing/raw", "public-acl-set"),
+    ("influx auth create --org plant-ops --all-access", "all-access-granted"),
+    ("radosgw-admin user modify --uid=cdn-origin --admin", "all-access-granted"),
+    ("sudo sacctmgr -i modify user where name=intern01 set adminlevel=Admin", "all-access-granted"),
+    ("az keyvault set-policy --name kv --upn c@shop.com --secret-permissions all --key-permissions all",
+     "all-access-granted"),
+    ('Set-NetFirewallRule -DisplayName "Block Modbus from IT" -Enabled False', "firewall-block-rule-off"),
+    ("rndc delzone customer-acme.net", "dns-zone-deleted"),
+    ('rabbitmqctl close_all_connections "maintenance"', "broker-connections-closed"),
+])
+def test_more_warns(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "gcloud sql instances describe prod-pg-main",
+    "aws rds describe-db-clusters --db-cluster-identifier ledger-prod",
+    "s3cmd setacl --acl-private s3://vod-origin-eu/report.csv",
+    "influx auth create --org plant-ops --read-bucket 0a1b2c",
+    "az keyvault set-policy --name kv --upn app@shop.com --secret-permissions get list",
+    'Set-NetFirewallRule -DisplayName "Block Modbus from IT" -Enabled True',
+    "rndc reload customer-acme.net",
+    "rabbitmqctl list_connections",
+])
+def test_more_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
