@@ -158,8 +158,10 @@ def powershell(code: str, depth: int = 0) -> list[Invocation]:
                 continue
             # what single quotes kept doubled, written once again
             found = _ps_command([inv.program, *(a.replace("\\\\", "\\") for a in inv.args)])
+            if listed and listed.lower().endswith((".log", ".log*", ".txt", ".tmp", ".etl")) and _AGED.search(statement):
+                listed = None  # old log files aged out (Where-Object LastWriteTime -lt (Get-Date).AddDays(-30)): rotation
             if found.program == "rm" and listed and not [a for a in found.args if not a.startswith("-")]:
-                found = Invocation(program="rm", args=(*found.args, listed))
+                found = Invocation(program="rm", args=(*found.args, listed))  # what the listing returns: P's entries
             listed = _listed_path(inv) or listed
             if _file_base(inv.program) in downloaded or (inv.program.lower() in ("start-process", "saps", "start")
                                                         and any(_file_base(a) in downloaded for a in inv.args)):
@@ -180,14 +182,22 @@ _PS_CMDLET_LINE = re.compile(r"^\s*(?:\$\s+|PS [^>]*>\s*)?(?:[A-Z][a-z]+-[A-Z][A
 
 
 def _listed_path(inv: Invocation) -> str | None:
-    """The path a Get-ChildItem lists (-Path P, or its first positional word)."""
+    """What a Get-ChildItem lists: the entries of its path (-Path P, or its first positional word), as a
+    wildcard under it (P then * or, with -Filter *.log, *.log); the path itself when it names a wildcard."""
     if inv.program.lower() not in _PS_LISTS:
         return None
     args = list(inv.args)
-    for n, arg in enumerate(args):
-        if arg.lower() in ("-path", "-literalpath") and n + 1 < len(args):
-            return args[n + 1]
-    return next((a for a in args if not a.startswith("-")), None)
+    path = next((args[n + 1] for n, a in enumerate(args[:-1]) if a.lower() in ("-path", "-literalpath")), None)
+    path = path or next((a for n, a in enumerate(args) if not a.startswith("-") and (
+        n == 0 or args[n - 1].lower() not in _PS_VALUED)), None)
+    if path is None or "*" in path:
+        return path
+    pattern = next((args[n + 1] for n, a in enumerate(args[:-1]) if a.lower() in ("-filter", "-include")), "*")
+    return path.rstrip("\\/") + ("\\" if "\\" in path or re.match(r"^[A-Za-z]:", path) else "/") + pattern
+
+
+_AGED = re.compile(r"(?i)(?:LastWriteTime|CreationTime|LastAccessTime)\S*\s+-lt\b")
+_PS_VALUED = frozenset({"-filter", "-include", "-exclude", "-depth", "-attributes"})
 
 
 def _file_base(path: str) -> str:

@@ -89,3 +89,9 @@ def test_more_warns(command: str, rule: str) -> None:
 ])
 def test_more_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+def test_a_listing_piped_into_remove_item_deletes_its_entries() -> None:
+    assert "rm-glob-path" in rules("Get-ChildItem -Path E:\\Recordings -Recurse | Remove-Item -Force")
+    aged = "Get-ChildItem D:\\Logs\\IIS -Filter *.log | Where-Object LastWriteTime -lt (Get-Date).AddDays(-90) | Remove-Item"
+    assert not rules(aged), "old logs aged out are rotation"
