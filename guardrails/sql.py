@@ -180,6 +180,10 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     # ClickHouse, SAP HANA: the server or one tenant database stopped; a table detached is gone for its readers
     (r"^\s*SYSTEM\s+(?:SHUTDOWN|KILL)\b|^\s*ALTER\s+SYSTEM\s+STOP\s+DATABASE\b", "server_shutdown"),
     (r"^\s*ALTER\s+WAREHOUSE\s+(?:IF\s+EXISTS\s+)?\S+\s+SUSPEND\b", "server_shutdown"),  # Snowflake: its queries stop
+    (r"\bENGINE\s*=\s*BLACKHOLE\b", "truncate"),  # MySQL: the table's rows are discarded, and every later write
+    (r"^\s*DISABLE\s+(?:CONFIGURATION|DATABASE|FAST_START\s+FAILOVER)\b|\bSET\s+STATE\s*=\s*'?APPLY-OFF",
+     "replication_stopped"),  # Data Guard: the standby stops applying
+    (r"\bremote_os_authent\s*=\s*TRUE\b|\bremote_login_passwordfile\s*=\s*'?NONE\b", "privilege_granted"),
     (r"^\s*DETACH\s+(?:TABLE|DATABASE|DICTIONARY|VIEW)\b", "writes_blocked"),
     # Db2's command line: every application thrown off, the database or instance stopped, history and logs deleted
     (r"^\s*FORCE\s+APPLICATIONS?\s+ALL\b|^\s*DEACTIVATE\s+(?:DATABASE|DB)\b|^\s*STOP\s+INSTANCE\b", "server_shutdown"),

@@ -26,7 +26,8 @@ _PROTECTS = re.compile(
     r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
     r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
     r"|failureaction|oauth|xsrf|appendonly|(?<![a-z])crl(?![a-z])|revocation|ocsp|disallow|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging"
-    r"|secruleengine|modsecurity|antiflood|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|ratelimit|rate[-_]?limit",
+    r"|secruleengine|modsecurity|antiflood|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|ratelimit|rate[-_]?limit"
+    r"|forcelogin|password[-_]?policy|checkaddress|handlerssl|syncookies|preauth",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
@@ -37,7 +38,8 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|allow[-_]?(?:root|empty[-_]?password|remote)|insecure[-_]?registr|permit[-_]?root"
                     r"|password[-_]?not[-_]?required|serial[-_]?port|allowed[-_]?all|autoadminlogon"
                     r"|passwordauthentication|permitemptypasswords|challengeresponseauthentication"
-                    r"|kbdinteractiveauthentication", re.IGNORECASE)  # (switched off, these harden)
+                    r"|kbdinteractiveauthentication|allow[-_]?privilege|allow[-_]?pool[-_]?delete|allow[-_]?force[-_]?push"
+                    r"|remote_os_authent", re.IGNORECASE)  # (switched off, these harden)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"
@@ -54,7 +56,7 @@ _LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|s
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",
                  "bypass", "privileged", "$false", "allowall", "allow-all", "suspended", "detection", "detectiononly",
                  "trust", "old", "legacy", "allow_unencrypted_and_encrypted", "unencrypted", "alwaysallow",
-                 "allowallauthenticator", "allowallauthorizer", "all-unauthenticated", "dryrun", "audit"})
+                 "allowallauthenticator", "allowallauthorizer", "all-unauthenticated", "dryrun", "audit", "rejected"})
 ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
 # Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
 _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",

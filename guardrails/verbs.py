@@ -102,7 +102,7 @@ COMPOUND_LEADS = frozenset({
     "uninstall", "disable", "kill", "killall", "truncate", "deregister", "deprovision", "decommission", "suspend",
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
-_OPTION_VALUE = re.compile(r"\d+(?:\.\d+){0,3}(?::\d+)?|[\w.-]+:\d+")  # a port, a count, an address
+_OPTION_VALUE = re.compile(r"\d+(?:\.\d+){0,3}(?::\d+)?|[\w.-]+:\d+|/[\w./-]+")  # a port, a count, an address, a socket
 _PROGRAM = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")  # `hcloud`, `linode-cli`, `./bin/x` is read by its base name
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_:.][A-Za-z0-9]+)*$")  # heroku's `apps:destroy`, acli's `vm.delete` too
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
@@ -232,7 +232,8 @@ def _console_commands(inv: Invocation) -> list[Invocation]:
     values = [args[n + 1] for n, a in enumerate(args[:-1]) if a in COMMAND_OPTIONS]
     values += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in COMMAND_OPTIONS]
     values = [v for v in values if " " in v.strip() or "\n" in v]
-    if inv.stdin_from == "literal" and inv.stdin and inv.program.lower() not in WRITERS and not language(inv.program):
+    if inv.stdin_from == "literal" and inv.stdin and inv.program.lower() not in WRITERS | STATEMENT_READERS \
+            and not language(inv.program):
         values.append(inv.stdin)
     # several commands in one value or heredoc: a device's `configure; delete protocols bgp; commit`
     lines = [line.strip() for v in values for line in re.split(r"[;\n]", v)[:MAX_CONSOLE_LINES] if line.strip()]
@@ -246,6 +247,11 @@ def _console_commands(inv: Invocation) -> list[Invocation]:
 WRITERS = frozenset({"tee", "dd", "sponge", "install", "base64", "openssl", "gpg", "kubectl", "oc", "curl", "wget",
                      "mail", "sendmail", "mailx", "nc", "ncat", "socat", "logger", "xclip", "pbcopy", "wc", "sort"})
 MAX_CONSOLE_LINES = 50
+# Clients whose input is statements the SQL and datastore rules read (`mysql db <<'SQL' SELECT ... SQL`), not a console's verbs.
+STATEMENT_READERS = frozenset({"psql", "mysql", "mariadb", "sqlplus", "sqlcmd", "clickhouse-client", "clickhouse", "cqlsh",
+                               "db2", "hdbsql", "snowsql", "trino", "presto", "bq", "sqlite3", "duckdb", "mongosh", "mongo",
+                               "redis-cli", "valkey-cli", "rman", "dgmgrl", "isql", "bteq", "vsql", "usql", "beeline",
+                               "spark-sql", "hive", "impala-shell", "influx", "cockroach", "gitlab-psql", "ysqlsh"})
 
 
 # Options that name what is done: `oci compute instance action --action STOP`, `sapcontrol -function StopSystem`.

@@ -61,6 +61,7 @@ PREFIXES: dict[str, _Prefix] = {
     "chpst": _p("-u -U -b -e -/ -n -l -L -m -d -o -p -f -c -r -t"), "setpriv": _p("--reuid --regid --groups"),
     "numactl": _p("-N -m -C -i -p --cpunodebind --membind --physcpubind --interleave --preferred"),
     "cgexec": _p("-g"), "systemd-inhibit": _p("--what --who --why --mode"), "catchsegv": _p(),
+    "pfexec": _p("-P"),  # Solaris: run with the profile's privileges
 }
 INSTALLS: dict[str, frozenset[str]] = {  # package installers, and the words that make them install a file
     "dpkg": frozenset({"-i", "--install", "--unpack"}),
@@ -342,9 +343,9 @@ def _sql(inv: Invocation) -> list[Invocation]:
     if inv.program in ("drush", "wp", "plesk"):  # drush sql:query 'SQL', wp db query 'SQL', plesk db 'SQL'
         lead = 2 if inv.program == "wp" else 1
         scripts = [" ".join(positionals[lead:])] if len(positionals) > lead else []
-    if inv.program in ("db2", "hdbsql"):  # db2 "STATEMENT" (db2 connect to X: a CLP command, not SQL)
+    if inv.program in ("db2", "hdbsql", "dgmgrl"):  # db2 "STATEMENT" (db2 connect to X: a CLP command, not SQL)
         scripts = [p for p in positionals if " " in p and (looks_like_sql(p) or re.match(
-            r"(?i)\s*(?:load|import|backup|restore|flashback|alter|grant)\b", p))]
+            r"(?i)\s*(?:load|import|backup|restore|flashback|alter|grant|disable|edit|switchover|failover|remove)\b", p))]
         scripts += [" ".join(positionals)] if inv.program == "db2" and _DB2_CLP.match(" ".join(positionals)) else []
     names = SQL_FILES.get(inv.program, frozenset())
     files = option_values(inv.args, names) or option_values(  # Invoke-Sqlcmd -InputFile: in any case
