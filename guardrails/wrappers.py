@@ -174,6 +174,8 @@ def _fleet(inv: Invocation) -> list[Invocation]:
         return parse_shell(" ".join(args[start:])) if start < len(args) else []
     if inv.program == "ansible":
         scripts = option_values(args, frozenset({"-a", "--args"}))
+        if any(is_parameter(script.strip(), positional=True) for script in scripts):
+            return [Invocation(program="ansible", detector="opaque_command")]  # ansible all -m shell -a "$1"
         modules = {m.rsplit(".", 1)[-1] for m in option_values(args, frozenset({"-m", "--module-name"}))}
         if modules & {"file", "win_file"}:
             return [_absent(script) for script in scripts if "state=absent" in script]

@@ -58,3 +58,17 @@ def test_warns(command: str, rule: str) -> None:
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, flagged", [
+    ("ufw allow from any to any port 389 proto tcp", True),
+    ("ufw allow from 10.0.0.0/8 to any port 389 proto tcp", False),
+    ('ansible edge_lhr -b -m shell -a "$1"', True),
+    ('ansible edge_lhr -b -m shell -a "uptime"', False),
+    ("kubectl apply -f - <<EOF\nkind: ClusterRoleBinding\nroleRef:\n  kind: ClusterRole\n  name: cluster-admin\n"
+     "subjects:\n- kind: Group\n  name: system:authenticated\nEOF", True),
+    ("kubectl apply -f - <<EOF\nkind: ClusterRoleBinding\nroleRef:\n  kind: ClusterRole\n  name: view\n"
+     "subjects:\n- kind: Group\n  name: system:authenticated\nEOF", False),
+])
+def test_openings_and_opaque_fleet_commands(command: str, flagged: bool) -> None:
+    assert bool(rules(command)) is flagged, check_command(command)
