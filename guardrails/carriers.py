@@ -92,7 +92,10 @@ CARRIERS: dict[str, tuple[Carrier, ...]] = {
     "fly": (_c("ssh console", "-C --command"),), "flyctl": (_c("ssh console", "-C --command"),),
     "cf": (_c("ssh", "-c --command"),), "eb": (_c("ssh", "-c --command"),),
     "doctl": (_c("compute ssh", "--ssh-command"),),
-    "heroku": (_c("run", values="-a --app -s --size -e --env -r --remote --type", skip=0, shell=True),),
+    "heroku": (_c("run", values="-a --app -s --size -e --env -r --remote --type", skip=0, shell=True, dashes=True),
+               _c("run:detached", values="-a --app -s --size -e --env -r --remote --type", skip=0, shell=True)),
+    "balena": (_c("ssh", skip=2, shell=True),),  # balena ssh DEVICE SERVICE "CMD"
+    "ray": (_c("job submit", dashes=True),),  # ray job submit --address URL -- CMD
     "tsh": (_c("ssh", values="-l --login -p --port --proxy --cluster", skip=1, shell=True),),
     "mosh": (_c(dashes=True, shell=True),),
     "hcloud": (_c("server ssh", values="-u --user -p --port", skip=1, shell=True),),

@@ -309,4 +309,16 @@ def code_invocations(lang: str, code: str) -> list[Invocation]:
     if lang == "awk":
         return _script(code) + awk_pipes(code)
     found = _python(code) if lang == "python" else None
-    return _script(code) if found is None else found + process_effects(code, files=False)
+    found = _script(code) if found is None else found + process_effects(code, files=False)
+    return found + _api_deletes(code)
+
+
+# An SDK call named for deleting what it is called on: Django's `.objects.all().delete()`, `wandb.Api().run(x).delete()`,
+# MLflow's `delete_registered_model(...)`, `bucket.delete_blobs(...)`. Judged by the verb detector as `api.<method>`.
+# (`remove`, `drop` and `discard` are also list, set and dataframe operations in memory.)
+_API_DELETE = re.compile(r"(?<!File)(?<!FileUtils)(?<!Dir)(?<!fs)(?<!os)(?<!path)(?<!Path)(?<!Files)(?<!shutil)"
+                         r"\.((?:delete|destroy|purge|truncate|wipe)(?:_\w+|[A-Z]\w*)?)\s*\(")  # (file APIs: the path rules)
+
+
+def _api_deletes(code: str) -> list[Invocation]:
+    return [Invocation(program=f"api.{name}") for name in dict.fromkeys(_API_DELETE.findall(code))]

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from guardrails.carriers import as_command, carried, command_start, option_values
+from guardrails.carriers import CARRIERS, as_command, carried, command_start, option_values
 from guardrails.fanout import parallel, xargs
 from guardrails.foreign import windows_command
 from guardrails.ibmi import cl_invocations, looks_like_cl
@@ -241,7 +241,7 @@ def _exec_in_container(inv: Invocation) -> list[Invocation]:
     args = inv.args
     if inv.program in ("kubectl", "oc") and "--" in args:  # kubectl [-n NS] exec|debug POD -- CMD
         head = args[:args.index("--")]
-        return as_command(args[len(head) + 1:], inv) if {"exec", "debug"} & set(head) else []
+        return as_command(args[len(head) + 1:], inv) if {"exec", "debug", "run"} & set(head) else []  # run: a new pod's command
     if inv.program in ("docker", "podman", "crictl") and "exec" in args:
         at = args.index("exec") + 1
         return as_command(args[at + command_start(args[at:], DOCKER_EXEC_VALUES, skip=1):], inv)
@@ -498,7 +498,9 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         return as_command((jar[:-4] if jar.endswith(".jar") else jar, *rest[start:]), inv)
     if program in SQL_CARRIERS and (program not in SQL_GATES or any(
             gate <= set(args) for gate in SQL_GATES[program])):
-        return _sql(inv)
+        statements = _sql(inv)
+        if statements or program not in CARRIERS:  # (heroku pg:psql carries SQL, heroku run a command)
+            return statements
     if program in FILE_READERS:
         found = _file_reader(inv)
         if found:
