@@ -94,6 +94,8 @@ def _opened(inv: Invocation) -> str | None:
     if program in ("kubectl", "oc") and {"apply", "create", "replace"} & set(args) and inv.stdin_from == "literal" \
             and inv.stdin and _ADMIN_TO_EVERYONE.search(inv.stdin) and re.search(r"\bcluster-admin\b|\badmin\b", inv.stdin):
         return "the manifest binds an administrator role to every authenticated (or anonymous) user"
+    if program == "ray" and "start" in args and any(re.match(r"--dashboard-host=(?:0\.0\.0\.0|::)$", a) for a in args):
+        return "the Ray dashboard, which runs jobs for whoever reaches it, listens on every address"
     if program.startswith("python") and "http.server" in args:
         directory = args[args.index("--directory") + 1] if "--directory" in args[:-1] else None
         if directory is not None and _SYSTEM_DIRS.match(directory):

@@ -181,6 +181,12 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*SYSTEM\s+(?:SHUTDOWN|KILL)\b|^\s*ALTER\s+SYSTEM\s+STOP\s+DATABASE\b", "server_shutdown"),
     (r"^\s*ALTER\s+WAREHOUSE\s+(?:IF\s+EXISTS\s+)?\S+\s+SUSPEND\b", "server_shutdown"),  # Snowflake: its queries stop
     (r"\bENGINE\s*=\s*BLACKHOLE\b", "truncate"),  # MySQL: the table's rows are discarded, and every later write
+    (r"^\s*CREATE\s+POLICY\b.*\b(?:USING|WITH\s+CHECK)\s*\(\s*true\s*\)", "privilege_granted"),  # RLS that lets every row through
+    (r"^\s*UPDATE\s+(?:DBM|DATABASE\s+MANAGER)\s+(?:CFG|CONFIGURATION)\s+USING\s+(?:AUTHENTICATION\s+CLIENT"
+     r"|TRUST_ALLCLNTS\s+YES|TRUST_CLNTAUTH\s+CLIENT|SYSADM_GROUP|SYSCTRL_GROUP|SYSMAINT_GROUP)\b", "privilege_granted"),
+    (r"\bhost_based_authentication\.configuration\b.*\btrust\b|\bWITH\s+PASSWORD\s+NULL\b", "privilege_granted"),
+    (r"^\s*GRANT\s+(?:ROLE\s+)?admin\s+TO\b", "privilege_granted"),  # CockroachDB's admin role
+    (r"\bttl_expire_after\s*=\s*'(?:[0-9]+\s*(?:minutes?|hours?|seconds?)|1\s*days?)'", "alter_drop"),  # rows expire within a day
     (r"^\s*DISABLE\s+(?:CONFIGURATION|DATABASE|FAST_START\s+FAILOVER)\b|\bSET\s+STATE\s*=\s*'?APPLY-OFF",
      "replication_stopped"),  # Data Guard: the standby stops applying
     (r"\bremote_os_authent\s*=\s*TRUE\b|\bremote_login_passwordfile\s*=\s*'?NONE\b", "privilege_granted"),
@@ -266,6 +272,9 @@ def pattern_kinds(statement: str) -> frozenset[str]:
     return frozenset(kind for pattern, kind in STATEMENT_PATTERNS if pattern.search(statement))
 
 
+_DB2_CONFIG = re.compile(r"^\s*UPDATE\s+(?:DBM|DATABASE\s+MANAGER|DB|DATABASE)\s+(?:CFG|CONFIGURATION)\b", re.IGNORECASE)
+
+
 def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str]:
     """The destructive kinds of one SQL statement (empty for harmless ones)."""
     explained = _EXPLAIN_ANALYZE.match(statement)
@@ -276,6 +285,8 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
     if _RMAN_DELETE.match(statement):
         return pattern_kinds(statement)
     kinds = _parsed_kinds(statement, dialect) | pattern_kinds(statement)
+    if _DB2_CONFIG.match(statement):
+        kinds -= {"update_all", "update_where"}  # Db2's UPDATE DBM CFG USING ...: a setting, not rows
     if "table_replaced" in kinds:
         kinds -= {"drop_table"}
     if "drop_database" in kinds and _THROWAWAY_DATABASE.match(statement):

@@ -118,7 +118,8 @@ _XML = re.compile(r"(?:<(\w+)>|_(\w+)_)([^<]*)</(\w+)>")
 _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
                           r"|\bpass\s+in\b.*\bfrom\s+any\s+to\s+any\b"
                           r"|allow-(?:transfer|query|recursion|update)\s*\{\s*any|^\s*bind\s+0\.0\.0\.0\b"
-                          r"|bind[-_]?address\s*=\s*0\.0\.0\.0|\blisten_addresses\s*=\s*'?\*", re.IGNORECASE)
+                          r"|bind[-_]?address\s*=\s*0\.0\.0\.0|\blisten_addresses\s*=\s*'?\*|\bRequire\s+all\s+granted\b",
+                          re.IGNORECASE)
 _WEAK_TLS = re.compile(r"\bSSLv[23]\b|\bTLSv1(?:\.[01])?\b(?!\.[23])|\bTLSv1_[01]\b", re.IGNORECASE)
 
 

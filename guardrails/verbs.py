@@ -24,7 +24,7 @@ DESTROYS = frozenset({
     "delete", "del", "destroy", "remove", "rm", "erase", "wipe", "purge", "flush", "flushall", "flushdb",
     "drop", "truncate", "zap", "shred", "nuke", "obliterate", "terminate", "deprovision", "decommission",
     "uninstall", "reset", "format", "reformat", "expunge", "discard", "deregister", "unregister", "reimage", "eradicate",
-    "revert",
+    "revert", "empty",
 })
 TAKES_DOWN = frozenset({
     "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
@@ -98,7 +98,7 @@ POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "jo
 # In a compound subcommand (`delete-hosted-zone`, `stop_app`) only these lead as verbs:
 # `reset-windows-password` resets a password, `drain-timeout` is a setting.
 COMPOUND_LEADS = frozenset({
-    "delete", "destroy", "remove", "terminate", "purge", "drop", "flush", "wipe", "erase", "stop", "shutdown", "eradicate",
+    "delete", "destroy", "remove", "terminate", "purge", "drop", "flush", "wipe", "erase", "stop", "shutdown", "eradicate", "del",
     "uninstall", "disable", "kill", "killall", "truncate", "deregister", "deprovision", "decommission", "suspend",
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
@@ -119,7 +119,7 @@ class VerbFinding:
 # A strong verb glued to its noun in one lower-case word: `disablebinary`, `hastop`, `db2stop`,
 # `stopsrc`; (`clearsnapshot` and `restart` are not here: clear and restart are everyday words).
 _GLUED = re.compile(r"^(delete|destroy|remove|purge|wipe|stop|shutdown|halt|disable|kill|truncate|suspend)(?!light|watch|er\b)"
-                    r"[a-z0-9]{2,}$|^[a-z0-9]{2,}?(stop|shutdown|destroy|delete|purge|wipe|disable|erase|kill)$"
+                    r"[a-z0-9]{2,}$|^[a-z0-9]{2,}?(stop|shutdown|destroy|delete|purge|wipe|disable|erase|kill|drop)$"
                     r"|^(?:q|x|cfg|conf|config|sys|sw|switch|fw|db|vol|port|ap|if|dev)(delete|del|clear|reset|disable"
                     r"|boot|remove|rm|erase|stop|kill)$")  # not droplet, asphalt, unclear
 
@@ -157,7 +157,7 @@ def leading_words(inv: Invocation) -> list[str]:
 # (`/api/v1/admin/tsdb/delete_series`, `/purge_all`, `/exit`, `/monitor/mute_all`, `?action=DELETE`).
 HTTP_CLIENTS = frozenset({"curl", "http", "https", "xh", "xhs", "wget", "httpie"})
 HTTP_WRITES = frozenset({"post", "put", "patch"})
-API_VERBS = {"exit": "takes_down", "quit": "takes_down", "close": "takes_down", "mute": "weakens_security", "pause": "weakens_security",
+API_VERBS = {"exit": "takes_down", "quit": "takes_down", "empty": "destroys_data", "close": "takes_down", "mute": "weakens_security", "pause": "weakens_security",
              "downtime": "weakens_security", "quitquitquit": "takes_down",
              "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data"}
 _DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
@@ -169,9 +169,12 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
     """What a writing HTTP call to an API does, read from its URL's path and query words."""
     if inv.program.lower() not in HTTP_CLIENTS or _method(inv) not in HTTP_WRITES:
         return None
-    granted = next((a for a in inv.args if _ADMIN_BODY.search(a)), None)
+    granted = next((a for a in inv.args if _ADMIN_BODY.search(a) or _PUBLIC_BODY.search(a)), None)
     if granted:
         return VerbFinding("weakens_security", granted)
+    switched = _setting_switched_off(inv)
+    if switched:
+        return VerbFinding("weakens_security", switched)
     for arg in inv.args:
         found = _URL.match(arg)
         if not found or not found.group(1):
@@ -188,6 +191,19 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
 # A body that makes someone an administrator (Grafana's `{"role":"Admin"}`), or maps everyone to a role.
 _ADMIN_BODY = re.compile(r'"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
                          r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true')
+_PUBLIC_BODY = re.compile(r'"(?:public|is_public|publicAccess|allowPublic)"\s*:\s*true')
+# A settings endpoint of a protection (Cloudflare's /settings/ssl, /settings/always_use_https, a WAF's mode)
+# written with a body that switches it off.
+_PROTECTION_PATH = re.compile(r"(?i)/(?:settings|config)/[\w/]*?(?:ssl|tls|https|waf|security|auth|mfa|firewall|bot_fight"
+                              r"|hsts|encryption)\w*")
+_OFF_BODY = re.compile(r'(?i)"(?:value|enabled|mode|status)"\s*:\s*(?:"(?:off|false|disabled?|essentially_off|none)"|false)')
+
+
+def _setting_switched_off(inv: Invocation) -> str | None:
+    path = next((a for a in inv.args if _PROTECTION_PATH.search(a)), None)
+    return path if path and any(_OFF_BODY.search(a) for a in inv.args) else None
+
+
 _SCOPED = {  # a body that names what the call touches: a CDN purge of listed files, a downtime for one host
     "purge": re.compile(r'"(?:files|prefixes|tags|hosts)"\s*:'),
     "downtime": re.compile(r'"scope"\s*:\s*"(?!\*)[^"]+"'),
