@@ -121,7 +121,7 @@ CARRIERS: dict[str, tuple[Carrier, ...]] = {
     "srun": (_c(values="-N --nodes -n --ntasks -w --nodelist -x --exclude -p --partition -t --time -A --account "
                        "-J --job-name -c --cpus-per-task --mem -o --output -e --error --gres -G --gpus -q --qos "
                        "--ntasks-per-node --reservation -C --constraint", skip=0),),
-    "sbatch": (_c(options="--wrap"),),
+    "sbatch": (_c(options="--wrap"),), "qsub": (_c(dashes=True),),  # PBS: qsub [opts] -- CMD
     "mpirun": (_c(values="-np -n -H --host -hostfile --hostfile -machinefile --map-by -x", skip=0),),
     "mpiexec": (_c(values="-np -n -H --host -hostfile --hostfile -machinefile --map-by -x", skip=0),),
     "apptainer": (_c("exec", values="-B --bind -H --home --env --env-file --overlay -W --workdir --pwd --security "

@@ -41,7 +41,7 @@ _EVERYONE = frozenset({"any", "0.0.0.0/0", "::/0", "0.0.0.0", "*"})
 # Ports that are never meant for the internet: databases, caches, queues, container and cluster control,
 # remote desktops, clear-text protocols (web and SSH ports are opened to everyone on purpose).
 _ADMIN_TO_EVERYONE = re.compile(r"name:\s*[\"']?system:(?:authenticated|unauthenticated|anonymous|serviceaccounts)\b")
-_PRIVATE_PORTS = frozenset("""21 23 111 135 137 139 161 389 445 636 873 1433 1521 1883 2049 2375 2376 2379 2380 3268 3306
+_PRIVATE_PORTS = frozenset("""21 23 111 135 137 139 161 389 445 636 873 8545 8546 8551 1433 1521 1883 2049 2375 2376 2379 2380 3268 3306
 3389 4369 5000 5432 5433 5601 5672 5900 5984 6379 6443 7001 8086 8200 8300 8500 8501 9000 9042 9090 9092 9093 9100 9200
 9300 10250 10255 11211 15672 25672 26257 27017 28017 50070""".split())  # (and LDAP, MQTT, AMQP, Vault, Consul, k8s API...)
 
@@ -94,6 +94,9 @@ def _opened(inv: Invocation) -> str | None:
     if program in ("kubectl", "oc") and {"apply", "create", "replace"} & set(args) and inv.stdin_from == "literal" \
             and inv.stdin and _ADMIN_TO_EVERYONE.search(inv.stdin) and re.search(r"\bcluster-admin\b|\badmin\b", inv.stdin):
         return "the manifest binds an administrator role to every authenticated (or anonymous) user"
+    if program == "geth" and any(re.match(r"--(?:http|ws)\.addr=?(?:0\.0\.0\.0)?$", a) for a in args) and "0.0.0.0" in " ".join(
+            args) and any("personal" in a or "admin" in a for a in args):
+        return "the node's RPC, with its admin and account APIs, listens on every address"
     if program == "ray" and "start" in args and any(re.match(r"--dashboard-host=(?:0\.0\.0\.0|::)$", a) for a in args):
         return "the Ray dashboard, which runs jobs for whoever reaches it, listens on every address"
     if program.startswith("python") and "http.server" in args:
@@ -147,7 +150,8 @@ def _prints_secret(inv: Invocation) -> bool:
         keys = re.findall(r"\.data\.([\w\\.-]+)", shape)  # {.data.password}: that key; {.data}: every key
         return shape.startswith(("jsonpath", "go-template", "template")) and ".data" in shape and not _PUBLIC_DATA.search(
             shape) and (not keys or any(_SECRET_FIELD.search(k) for k in keys))
-    if program == "vault" and ("read" in args[:1] or args[:2] == ("kv", "get")) and "metadata" not in args:
+    if program == "vault" and ("read" in args[:1] or args[:2] == ("kv", "get")) and "metadata" not in args \
+            and not any(re.match(r"(?:sys/|transit/keys/|pki/cert|auth/)", a) for a in args[1:3]):  # settings, public keys
         field = _option(args, ("-field",))
         return field is None or bool(_SECRET_FIELD.search(field))
     words = {a.lower().split("=", 1)[0] for a in args}

@@ -317,7 +317,7 @@ def code_invocations(lang: str, code: str) -> list[Invocation]:
 # MLflow's `delete_registered_model(...)`, `bucket.delete_blobs(...)`. Judged by the verb detector as `api.<method>`.
 # (`remove`, `drop` and `discard` are also list, set and dataframe operations in memory.)
 _API_DELETE = re.compile(r"(?<!File)(?<!FileUtils)(?<!Dir)(?<!fs)(?<!os)(?<!path)(?<!Path)(?<!Files)(?<!shutil)"
-                         r"\.((?:delete|destroy|purge|truncate|wipe)(?:_\w+|[A-Z]\w*)?)\s*\(")  # (file APIs: the path rules)
+                         r"(?:\.|->)((?:delete|destroy|purge|truncate|wipe)(?:_\w+|[A-Z]\w*)?)\s*\(")  # (file APIs: the path rules)
 
 
 def _api_deletes(code: str) -> list[Invocation]:

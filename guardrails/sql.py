@@ -186,6 +186,8 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      r"|TRUST_ALLCLNTS\s+YES|TRUST_CLNTAUTH\s+CLIENT|SYSADM_GROUP|SYSCTRL_GROUP|SYSMAINT_GROUP)\b", "privilege_granted"),
     (r"\bhost_based_authentication\.configuration\b.*\btrust\b|\bWITH\s+PASSWORD\s+NULL\b", "privilege_granted"),
     (r"^\s*GRANT\s+(?:ROLE\s+)?admin\s+TO\b", "privilege_granted"),  # CockroachDB's admin role
+    (r"^\s*GRANT\s+ALL\s+PERMISSIONS\s+ON\s+ALL\s+KEYSPACES\b|^\s*GRANT\s+DATA\s+ADMIN\b", "privilege_granted"),  # Cassandra, HANA
+    (r"global_auditing_state'\s*\)\s*=\s*'false'", "audit_off"),  # HANA
     (r"\bttl_expire_after\s*=\s*'(?:[0-9]+\s*(?:minutes?|hours?|seconds?)|1\s*days?)'", "alter_drop"),  # rows expire within a day
     (r"^\s*DISABLE\s+(?:CONFIGURATION|DATABASE|FAST_START\s+FAILOVER)\b|\bSET\s+STATE\s*=\s*'?APPLY-OFF",
      "replication_stopped"),  # Data Guard: the standby stops applying

@@ -69,7 +69,7 @@ def _removes_opening(text: str) -> bool:
 ACCOUNTS = frozenset({"user", "users", "account", "adaccount", "login", "localuser"})
 # Words that say a deletion keeps what matters (retention) or that what is flushed is a cache.
 KEEPS = frozenset({"retain", "keep", "keeping"})
-CACHES = frozenset({"cache", "caches", "cached"})
+CACHES = frozenset({"cache", "caches", "cached", "transient", "transients"})  # (WordPress keeps caches as transients)
 # Leading words that say the command only reads (or rehearses) whatever verb follows.
 READS = frozenset({
     "list", "ls", "get", "describe", "show", "status", "info", "inspect", "logs", "log", "diff", "plan",
@@ -189,7 +189,8 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
 
 
 # A body that makes someone an administrator (Grafana's `{"role":"Admin"}`), or maps everyone to a role.
-_ADMIN_BODY = re.compile(r'"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
+_ADMIN_BODY = re.compile(r'"cluster"\s*:\s*\[\s*"all"\s*\]|"action"\s*:\s*"disable"'
+                         r'|"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
                          r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true')
 _PUBLIC_BODY = re.compile(r'"(?:public|is_public|publicAccess|allowPublic)"\s*:\s*true')
 # A settings endpoint of a protection (Cloudflare's /settings/ssl, /settings/always_use_https, a WAF's mode)
@@ -274,7 +275,7 @@ STATEMENT_READERS = frozenset({"psql", "mysql", "mariadb", "sqlplus", "sqlcmd", 
 ACTION_OPTIONS = frozenset({"--action", "-action", "-function", "--function", "--operation", "-operation", "--op"})
 # A method called by name in the code a console runs: `##class(SYS.Database).DeleteDatabase(...)`,
 # `##class(Ens.Director).StopProduction()`, a Groovy script's `it.delete()`.
-_METHOD = re.compile(r"[.:]([A-Za-z][A-Za-z0-9]*)\s*\(")
+_METHOD = re.compile(r"(?:[.:]|->)([A-Za-z][A-Za-z0-9]*)\s*\(")
 
 
 def _named_actions(inv: Invocation) -> VerbFinding | None:

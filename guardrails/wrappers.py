@@ -111,6 +111,7 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "invoke-sqlcmd": (frozenset({"-query", "-Query"}), "tsql"), "rman": (frozenset(), None),  # rman: statements on stdin
     "hdbsql": (frozenset(), None), "dgmgrl": (frozenset(), None),
     "gcloud": (frozenset({"--sql", "--ddl"}), None),  # spanner databases execute-sql / ddl update; sql connect <<< SQL
+    "dbaccess": (frozenset(), None), "sqlexp": (frozenset({"-command"}), None),  # Informix (stdin), Progress OpenEdge
 }
 SQL_GATES = {"gcloud": ({"execute-sql"}, {"ddl"}, {"sql", "connect"})}  # the words that make the tool a SQL client
 SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements to run (sqlplus: @FILE)
@@ -361,6 +362,8 @@ def _sql(inv: Invocation) -> list[Invocation]:
         return [detector(inv, "opaque_command")]  # psql -c "$SQL": the statement is in a variable
     if inv.stdin_from == "remote" and not scripts:
         return [detector(inv, "remote_code")]  # curl URL | psql: statements from the network
+    if inv.stdin_from == "decoded" and inv.stdin:  # echo B64 | base64 -d | psql: statements hidden in an encoding (not zcat dump.gz)
+        return [detector(inv, "encoded_code"), *sql_invocations(inv.stdin or "")]
     if any(re.match(r"\s*(?:SOURCE|\\\.|\\i|\\ir|\\include)\s+\S", s, re.IGNORECASE) or _read_from_file(s)
            for s in scripts):
         return [detector(inv, "unseen_script")]  # mysql -e "SOURCE /tmp/hotfix.sql", psql -c '\i fix.sql', "$(cat x)"
