@@ -122,6 +122,8 @@ CARRIERS: dict[str, tuple[Carrier, ...]] = {
                        "-J --job-name -c --cpus-per-task --mem -o --output -e --error --gres -G --gpus -q --qos "
                        "--ntasks-per-node --reservation -C --constraint", skip=0),),
     "sbatch": (_c(options="--wrap"),), "qsub": (_c(dashes=True),),  # PBS: qsub [opts] -- CMD
+    "pyinfra": (_c("exec", dashes=True),),  # pyinfra INVENTORY exec -- CMD
+    "schtasks": (_c(options="/tr /TR /Tr"),),  # schtasks /create ... /tr "CMD": what the task will run
     "mpirun": (_c(values="-np -n -H --host -hostfile --hostfile -machinefile --map-by -x", skip=0),),
     "mpiexec": (_c(values="-np -n -H --host -hostfile --hostfile -machinefile --map-by -x", skip=0),),
     "apptainer": (_c("exec", values="-B --bind -H --home --env --env-file --overlay -W --workdir --pwd --security "

@@ -188,6 +188,9 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*GRANT\s+(?:ROLE\s+)?admin\s+TO\b", "privilege_granted"),  # CockroachDB's admin role
     (r"^\s*GRANT\s+ALL\s+PERMISSIONS\s+ON\s+ALL\s+KEYSPACES\b|^\s*GRANT\s+DATA\s+ADMIN\b", "privilege_granted"),  # Cassandra, HANA
     (r"global_auditing_state'\s*\)\s*=\s*'false'", "audit_off"),  # HANA
+    (r"^\s*ALTER\s+ROLE\s+\[?db_(?:owner|securityadmin|accessadmin)\]?\s+ADD\s+MEMBER\b"
+     r"|^\s*EXEC(?:UTE)?\s+sp_addrolemember\s+N?'db_owner'", "privilege_granted"),
+    (r"^\s*ALTER\s+SYSTEM\s+ENABLE\s+RESTRICTED\s+SESSION\b", "writes_blocked"),
     (r"\bttl_expire_after\s*=\s*'(?:[0-9]+\s*(?:minutes?|hours?|seconds?)|1\s*days?)'", "alter_drop"),  # rows expire within a day
     (r"^\s*DISABLE\s+(?:CONFIGURATION|DATABASE|FAST_START\s+FAILOVER)\b|\bSET\s+STATE\s*=\s*'?APPLY-OFF",
      "replication_stopped"),  # Data Guard: the standby stops applying
@@ -249,7 +252,7 @@ _RMAN_DELETE = re.compile(r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:OBSOLETE|EX
 
 _TABLE_TARGETS = re.compile(r"^\s*(?:DROP\s+TABLE(?:\s+IF\s+EXISTS)?|TRUNCATE(?:\s+TABLE)?)\s+(.+?)\s*"
                             r"(?:\bCASCADE\b|\bRESTRICT\b|\bPURGE\b)?\s*;?\s*$", re.IGNORECASE | re.DOTALL)
-_SCRATCH_TABLE = re.compile(r"^#|^(?:pg_temp\w*|\w*scratch|tmp|temp|staging|\w+_tmp|\w+_temp)\.|(?:^|\.)(?:tmp|temp|scratch|cache)_|_(?:tmp|temp|cache)$"
+_SCRATCH_TABLE = re.compile(r"^#|^(?:session|pg_temp\w*|\w*scratch|tmp|temp|staging|\w+_tmp|\w+_temp)\.|(?:^|\.)(?:tmp|temp|scratch|cache)_|_(?:tmp|temp|cache)$"
                             r"|(?:^|\.)cache$",
                             re.IGNORECASE)
 

@@ -39,7 +39,8 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|password[-_]?not[-_]?required|serial[-_]?port|allowed[-_]?all|autoadminlogon"
                     r"|passwordauthentication|permitemptypasswords|challengeresponseauthentication"
                     r"|kbdinteractiveauthentication|allow[-_]?privilege|allow[-_]?pool[-_]?delete|allow[-_]?force[-_]?push"
-                    r"|remote_os_authent|app_debug|(?<![a-z])debug[-_]?mode", re.IGNORECASE)  # (switched off, these harden)
+                    r"|remote_os_authent|app_debug|(?<![a-z])debug[-_]?mode|disable[-_]?authentication|allow[-_ ]setuid"
+                    r"|mount[-_ ]hostfs|enable[-_]?public[-_]?network", re.IGNORECASE)  # (switched off, these harden)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"

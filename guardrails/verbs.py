@@ -144,7 +144,8 @@ def leading_words(inv: Invocation) -> list[str]:
     """The program (PowerShell names its verb there: `Stop-Computer`) and the first words after it
     that look like nouns or verbs, not values (paths, ids, numbers, hosts)."""
     words = []
-    for word in read_args(inv.args, {}, frozenset()).positionals[:MAX_LEADING]:
+    args = inv.args[:inv.args.index("--")] if "--" in inv.args else inv.args  # after --: the command it carries
+    for word in read_args(args, {}, frozenset()).positionals[:MAX_LEADING]:
         if not _WORD.match(word):
             if _OPTION_VALUE.fullmatch(word):
                 continue  # an option's value read as a positional (`--host 127.0.0.1 --port 8000 ... lease4-wipe`)
@@ -246,6 +247,8 @@ COMMAND_OPTIONS = frozenset({"-x", "-rx", "-e", "--execute", "--exec", "-c", "--
 
 def _console_commands(inv: Invocation) -> list[Invocation]:
     args = inv.args
+    if inv.program.lower() in STATEMENT_READERS:
+        return []  # a database client's -e/-c/-q is a statement: the SQL rules read it
     values = [args[n + 1] for n, a in enumerate(args[:-1]) if a in COMMAND_OPTIONS]
     values += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in COMMAND_OPTIONS]
     values = [v for v in values if " " in v.strip() or "\n" in v]
