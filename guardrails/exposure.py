@@ -40,10 +40,12 @@ _SYSTEM_DIRS = re.compile(r"^(?:/|/etc/?|/root/?|/home/?|~/?|/var/?|/proc/?|C:\\
 _EVERYONE = frozenset({"any", "0.0.0.0/0", "::/0", "0.0.0.0", "*"})
 # Ports that are never meant for the internet: databases, caches, queues, container and cluster control,
 # remote desktops, clear-text protocols (web and SSH ports are opened to everyone on purpose).
+_PRIVATE_PORTS = frozenset("""21 23 111 135 137 139 161 389 445 636 873 1433 1521 1883 2049 2375 2376 2379 2380 3268 3306
+3389 4369 5000 5432 5433 5601 5672 5900 5984 6379 6443 7001 8086 8200 8300 8500 8501 8545 8546 8551 9000 9042 9090 9092
+9093 9100 9200 9300 10250 10255 11211 15672 25672 26257 27017 28017 50070""".split())  # (and LDAP, MQTT, AMQP, Vault, Consul,
+# the Kubernetes API, Ethereum RPC...)
+# A manifest's subject that is every authenticated (or anonymous) user of the cluster.
 _ADMIN_TO_EVERYONE = re.compile(r"name:\s*[\"']?system:(?:authenticated|unauthenticated|anonymous|serviceaccounts)\b")
-_PRIVATE_PORTS = frozenset("""21 23 111 135 137 139 161 389 445 636 873 8545 8546 8551 1433 1521 1883 2049 2375 2376 2379 2380 3268 3306
-3389 4369 5000 5432 5433 5601 5672 5900 5984 6379 6443 7001 8086 8200 8300 8500 8501 9000 9042 9090 9092 9093 9100 9200
-9300 10250 10255 11211 15672 25672 26257 27017 28017 50070""".split())  # (and LDAP, MQTT, AMQP, Vault, Consul, k8s API...)
 
 
 def _reads_secret(inv: Invocation) -> bool:

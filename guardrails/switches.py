@@ -26,8 +26,8 @@ _PROTECTS = re.compile(
     r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
     r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
     r"|failureaction|oauth|xsrf|appendonly|(?<![a-z])crl(?![a-z])|revocation|ocsp|disallow|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging"
-    r"|secruleengine|modsecurity|antiflood|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|ratelimit|rate[-_]?limit"
-    r"|forcelogin|password[-_]?policy|checkaddress|handlerssl|syncookies|preauth",
+    r"|secruleengine|modsecurity|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|rate[-_]?limit"
+    r"|forcelogin|password[-_]?policy|checkaddress|handlerssl|syncookies",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from guardrails.interpreters import language
 from guardrails.invocation import Invocation, read_args
@@ -335,15 +335,13 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
     """What the verb of a command does, when it deletes, stops or disables something (also in a
     command its console option carries, an action an option names, a method the code calls)."""
     if re.fullmatch(r"/[a-z][a-z-]*", inv.program):  # RouterOS: /ip route remove [find ...]
-        inv = Invocation(program=inv.program[1:], args=inv.args, stdin=inv.stdin, stdin_from=inv.stdin_from)
+        inv = replace(inv, program=inv.program[1:])
     found = _verb_effect(inv)
     if found is None and inv.program in _DEVICE_WORDS:
         found = _device_line(" ".join((inv.program, *inv.args)))
     if found is None and inv.program.lower() not in HTTP_CLIENTS:
         found = next((f for sub in _console_commands(inv)
                       if (f := _verb_effect(sub) or _device_line(" ".join(sub.args))) is not None), None)
-    if found is None and inv.program.lower() not in HTTP_CLIENTS:
-        found = next((f for sub in _console_commands(inv) if (f := _verb_effect(sub)) is not None), None)
     if found is None and inv.program.lower() not in HTTP_CLIENTS | SOFTWARE | READ_PROGRAMS | SANDBOXES \
             and not _HELP & set(inv.args) and not language(inv.program):
         found = _named_actions(inv)
@@ -366,9 +364,8 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
         return found
     words = leading_words(inv)[1:]
     every = {p for w in words for p in parts(w)}
-    if _removes_opening(" ".join(inv.args)) or (ACCOUNTS & (every | set(parts(program)))
-                                                and not (DESTROYS - {"disable"}) & every):
-        return None  # deleting guest or allow-all hardens; disabling an account is offboarding
+    if ACCOUNTS & (every | set(parts(program))) and not (DESTROYS - {"disable"}) & every:
+        return None  # disabling an account is offboarding (openings were let through above)
     if KEEPS & every or CACHES & every or ACCESS_ENTRIES & every:
         return None  # `wal-g delete retain FULL 7` keeps seven; `resolvectl flush-caches` empties a cache
     for word in words:

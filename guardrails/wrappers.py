@@ -500,8 +500,7 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         rest = args[at + 2:]
         start = command_start(rest, JAR_VALUES)  # its connection options first: -s URL -auth @creds
         return as_command((jar[:-4] if jar.endswith(".jar") else jar, *rest[start:]), inv)
-    if program in SQL_CARRIERS and (program not in SQL_GATES or any(
-            gate <= set(args) for gate in SQL_GATES[program])):
+    if program in SQL_CARRIERS:
         statements = _sql(inv)
         if statements or program not in CARRIERS:  # (heroku pg:psql carries SQL, heroku run a command)
             return statements

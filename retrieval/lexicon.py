@@ -66,7 +66,11 @@ SYMPTOMS: dict[str, str] = {
 # are disabling-a-queue, remove-broken-runners, pgbouncer-add-instance. Phrases, not single words:
 # "stop" alone is as often a symptom ("alerts stopped") as a request.
 _W = r"(?:[\w.-]+\s+)"  # one word in between: "stop it processing", "clean the runners up"
-ACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), words) for p, words in (
+def _phrases(*pairs: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((re.compile(pattern, re.IGNORECASE), words) for pattern, words in pairs)
+
+
+ACTIONS = _phrases(
     (rf"\b(?:stop|pause|halt|suspend)\s+{_W}?(?:processing|consuming|picking up|running|executing)\b", "disable"),
     (r"\b(?:clean(?:ing)?\s+(?:[\w.-]+\s+){0,3}up|clean-?up|get(?:ting)? rid of|tidy up)\b", "remove"),
     (r"(?<!\bto\s)(?<!\bonto\s)(?<!\bon\s)(?<!\bfrom\s)\b(?:another|an extra|one more|additional)\s+(?:[\w.-]+\s+){0,2}(?:vms?|nodes?|instances?|hosts?|replicas?|servers?|machines?|boxes)\b",
@@ -79,12 +83,12 @@ ACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (rf"\b(?:move|shift|transfer)\s+{_W}{{0,3}}(?:to|onto|off)\s+(?:another|a different|a new|other)\b", "migrate move"),
     (rf"\b(?:take|pull)\s+{_W}{{0,2}}out of (?:rotation|service|the pool|the load balancer)\b", "drain"),
     (rf"\b(?:promote|switch over to)\s+{_W}{{0,2}}(?:replica|standby|secondary)\b", "failover"),
-))
+)
 # What an engineer knows a symptom points at, though the words differ: `kubectl top` and an HPA's
 # <unknown> targets read the metrics API, which Kubernetes serves through API aggregation; alerts
 # that stop reaching Slack or PagerDuty are a notification integration failing; "no space left on
 # device" with free blocks left is inodes.
-KNOWN: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), words) for p, words in (
+KNOWN = _phrases(
     (r"\bkubectl top\b|\bmetrics-server\b|\bmetrics\.k8s\.io\b|\bmetrics (?:are )?not (?:yet )?available\b",
      "metrics API aggregated API APIService"),
     (r"(?<![\w-])(?:slack|pagerduty|opsgenie|victorops|msteams|webhook)s?(?![\w-]).{0,60}\b(?:alerts?|pages?|notifications?|messages?)\b"
@@ -103,7 +107,7 @@ KNOWN: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOREC
     (r"\b(?:readiness|liveness|startup) probe failed\b", "probe not ready"),
     (r"\bseconds[_ ]behind[_ ](?:master|source)\b|\breplica(?:s)? (?:is |are )?behind\b", "replication lag"),
     (r"\btoo many (?:clients|connections)\b|\bconnection slots are reserved\b", "connections limit saturation"),
-))
+)
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:eth|eno|ens|enp\d+s|bond|wlan|ib)\d+$", re.IGNORECASE), "network interface"),
     (re.compile(r"^/dev/(?:sd[a-z]|nvme\d+n\d+|xvd[a-z]|vd[a-z])\w*$", re.IGNORECASE), "disk device"),
@@ -123,8 +127,8 @@ def expansion(word: str) -> str | None:
 
 
 def expand(text: str) -> str:
-    """The text with the runbook words written after each abbreviation (once each), and the
-    procedure's words for what it asks to have done at the end."""
+    """The text with the runbook words written after each abbreviation (once each), and at the end the
+    procedure's words for what it asks to have done and the words of what its symptoms point at."""
     added: set[str] = set()
     lowered = text.lower()
 
