@@ -1,8 +1,8 @@
 """SQL statements classified with sqlglot: which destructive kind each statement is.
 
 Kinds: drop_database, drop_table, drop_other, truncate, delete_all, delete_where (sessions, caches, scratch),
-delete_rows (any other table's rows), update_all,
-update_where, alter_drop, and call:<function> for every function called. Statements sqlglot
+delete_rows (any other table's rows), update_all, update_where (sessions, caches, scratch), update_rows (any
+other table's rows), alter_drop, and call:<function> for every function called. Statements sqlglot
 cannot parse fall back to its tokenizer (comments and strings are still understood). What DBAs know
 to be dangerous beyond those (a table rewritten under a lock, durability switched off, writes
 blocked, replication logs thrown away, privileges handed out, repairs that drop data) is read from
@@ -300,11 +300,16 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
         kinds -= {"drop_table", "truncate"}  # a session's temp table (#t, pg_temp.t) or one named as scratch
     if "delete_where" in kinds and not _EPHEMERAL_DELETE.match(statement):
         kinds = (kinds - {"delete_where"}) | {"delete_rows"}  # a business table's rows, not expired sessions
+    if "update_where" in kinds and not _EPHEMERAL_UPDATE.match(statement):
+        kinds = (kinds - {"update_where"}) | {"update_rows"}  # a business record changed in place: no undo
     return kinds
 
 
 # rows that expire by design: sessions, caches, temporary and scratch tables
 _EPHEMERAL_DELETE = re.compile(r"^\s*DELETE\s+(?:TOP\s*\(?\s*\d+\s*\)?\s+)?(?:FROM\s+)?[\w.\[\]\"`]*?"
+                               r"(?:sessions?|caches?|cache_\w*|\w*_cache|tmp_\w*|temp_\w*|scratch\w*|#\w+)[\]\"`]?\s",
+                               re.IGNORECASE)
+_EPHEMERAL_UPDATE = re.compile(r"^\s*UPDATE\s+(?:TOP\s*\(?\s*\d+\s*\)?\s+)?[\w.\[\]\"`]*?"
                                r"(?:sessions?|caches?|cache_\w*|\w*_cache|tmp_\w*|temp_\w*|scratch\w*|#\w+)[\]\"`]?\s",
                                re.IGNORECASE)
 
@@ -334,7 +339,7 @@ def sql_invocations(text: str, dialect: str | None = None) -> list[Invocation]:
 
 
 # what a ROLLBACK undoes in every dialect (MySQL's and Oracle's DDL commits on its own: DROP stays dropped)
-_ROW_CHANGES = frozenset({"delete_where", "delete_rows", "delete_all", "update_where", "update_all"})
+_ROW_CHANGES = frozenset({"delete_where", "delete_rows", "delete_all", "update_where", "update_rows", "update_all"})
 
 
 _BEGIN = re.compile(r"^\s*(?:BEGIN(?:\s+(?:TRAN|TRANSACTION|WORK))?|START\s+TRANSACTION)\s*;?\s*$", re.IGNORECASE)
