@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
@@ -19,7 +20,9 @@ from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
 from guardrails.switches import retention_cut, switched_down, switched_off
-from guardrails.verbs import HTTP_CLIENTS, verb_effect
+from guardrails.resolve import is_parameter
+from guardrails.runners import code_in_variable
+from guardrails.verbs import DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, parts, verb_effect
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
@@ -219,6 +222,11 @@ def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     state = switched_down(inv)  # so is a resource's state set out of service
     if state is not None:
         return Invocation(detector="state_switched_down", args=(state,))
+    if _action_unknown(inv, policy):
+        return Invocation(program=inv.program, detector="opaque_command")
+    unseen = code_in_variable(inv)
+    if unseen is not None:
+        return Invocation(program=inv.program, detector=unseen)
     if inv.program not in HTTP_CLIENTS and _considered(inv, policy):  # an HTTP client's rules judge its DELETEs
         return None
     found = verb_effect(inv)
@@ -227,6 +235,48 @@ def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     detector = {"destroys_data": "verb_destroys", "takes_down": "verb_takes_down"}.get(found.effect,
                                                                                     "verb_weakens_security")
     return Invocation(detector=detector, args=(found.verb,))
+
+
+def _substituted(word: str) -> bool:
+    """A word that is wholly a variable or another command's output: `$VERB`, `"$1"`, `$(cat next_step)`."""
+    if word.lower() in ("$true", "$false", "$null"):
+        return False  # PowerShell's constants
+    return is_parameter(word, positional=True) or (word.startswith("$(") and word.endswith(")")) \
+        or (len(word) > 1 and word.startswith("`") and word.endswith("`"))
+
+
+def _names_a_verb(rule: Rule) -> bool:
+    """A rule that looks for a verb among the arguments (`az ... delete`), not an option or a value."""
+    words = (*rule.args_any, *(a for alternatives in rule.args_all for a in alternatives))
+    return any(not w.startswith("-") and parts(w)[:1] and parts(w)[0] in _VERBS for w in words)
+
+
+_VERBS = DESTROYS | TAKES_DOWN
+_CONSOLE_NAME = re.compile(r"(?:ctl|adm|admin|cmd|cli|console|mgr)$")
+
+
+def _action_unknown(inv: Invocation, policy: Policy) -> bool:
+    """Whether the word that says what a command does is a variable: `kubectl $VERB deploy/api`, `aws $SVC $OP`,
+    `kamcmd $(cat next_step.txt)`. A rule for the tool decides on that word (or the tool is a console of
+    verbs), so what it does cannot be told; a later word that only reads (`kubectl $CTX get pods`) can."""
+    if inv.program.lower() in HTTP_CLIENTS:
+        return False  # a URL in a variable; the method says what the call does
+    args = inv.args[:inv.args.index("--")] if "--" in inv.args else inv.args
+    view = read_args(args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
+    words = view.positionals[:MAX_LEADING]
+    slot = next((n for n, word in enumerate(words) if _substituted(word)), None)
+    if slot is None or any(parts(w)[:1] and parts(w)[0] in READS for w in words[slot + 1:]):
+        return False
+    unknown_only = all(_substituted(w) for w in words)
+    rules = policy.rules if policy is default_policy() else (*policy.rules, *default_policy().rules)
+    for rule in _candidates(rules, inv.program):
+        if not rule.program:
+            continue
+        if len(rule.subcommand) > slot and _subcommand_fits(replace(rule, subcommand=rule.subcommand[:slot]), words):
+            return True
+        if unknown_only and not rule.subcommand and _names_a_verb(rule):  # `az $(cat next_cmd)`: any words at all
+            return True
+    return slot == 0 and bool(_CONSOLE_NAME.search(inv.program.lower()))
 
 
 _PATH_CLASSES = frozenset({"root", "root_glob", "home", "system", "data", "path", "scratch", "relative"})

@@ -21,6 +21,7 @@ from guardrails.invocation import Invocation
 from guardrails.resolve import is_parameter
 from guardrails.shell import parse_shell, program_name
 from guardrails.streams import decodes, is_fetch, output_of
+from guardrails.verbs import COMMAND_OPTIONS, READ_PROGRAMS, READS, leading_words, parts
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh", "ksh93"})
 SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
@@ -201,3 +202,43 @@ def runner(inv: Invocation) -> list[Invocation] | None:
         return run(inv, _scheduled(inv.args))
     lang = language(inv.program)
     return run(inv, program_of(lang, inv.args)) if lang else None
+
+
+# A variable named for code or a command (`$AST_CMD`, `$PHP_SNIPPET`, `$SQL_FILE`, `$1`): handed to a tool's console
+# (`asterisk -rx "$AST_CMD"`, `drush php:eval "$PHP_SNIPPET"`, `echo "$BCMD" | bconsole`), what runs is unknown.
+_CODE_VARIABLE = re.compile(r"(?i)^[\"']?\$\{?(?:\w*?(?:CMD|COMMANDS?|SCRIPT|SNIPPET|SQL|STMT|STATEMENT|CODE|JS|LUA|PHP"
+                            r"|GROOVY|EXPR|ROUTINE|ACTION|VERB|OPERATION|ARGS|_OP|PROC)(?:_?(?:FILE|TEXT|STR|BODY|S))?"
+                            r")\}?[\"']?$")
+_POSITIONAL = re.compile(r"^[\"']?\$\{?[1-9@*]\}?[\"']?$")  # `su - app -c "$1"`: the script's argument, as code
+_CODE_OPTION = re.compile(r"(?i)^[\w.-]*(?:script|code|command|cmd|exec|execute|eval|query|sql)=(.+)$")  # script=$SCRIPT
+# Words that say a console reads what it is fed as commands: `wp shell < x.php`, `jenkins-cli groovy = < fix.groovy`.
+_CONSOLE_WORDS = re.compile(r"(?i)(?:^|[-_.])(?:shell|console|session|repl|groovy|eval|tinker|script)(?:$|[-_.])")
+# Programs whose arguments are text they print, log or match, never commands they run.
+_TEXT_PROGRAMS = frozenset({"echo", "printf", "logger", "grep", "egrep", "fgrep", "rg", "sed", "awk", "jq", "yq", "tr",
+                            "cut", "printenv", "export", "declare", "local", "readonly", "test", "[", "[[", "read",
+                            "wall", "notify-send", "mail", "mailx", "sendmail", "base64", "xxd", "wc", "tee", "set"})
+_CHECKERS = frozenset({"shellcheck", "less", "more", "vi", "vim", "nano", "view", "notepad", "code", "bat", "file",
+                       "stat", "ls", "sha256sum", "md5sum", "diff", "php-l", "pylint", "yamllint", "ansible-lint"})
+_POWERSHELL_OUTPUT = ("write-", "out-", "format-", "convertto-", "convertfrom-", "get-", "test-", "select-", "measure-")
+
+
+def code_in_variable(inv: Invocation) -> str | None:
+    """`opaque_command` when a tool is handed code or a command in a variable, `unseen_script` when a console
+    is fed a file; None otherwise (the tool's own rules and verbs judge it)."""
+    program = inv.program.lower()
+    if program in _TEXT_PROGRAMS | READ_PROGRAMS | _CHECKERS or inv.program in SHELLS or language(inv.program) \
+            or program.startswith(_POWERSHELL_OUTPUT):
+        return None  # shells and interpreters: run() reads their code
+    if any(READS.intersection(parts(w)) for w in leading_words(inv)[1:]):
+        return None  # `kea-shell ... config-test < new.json`, `az monitor ... list --resource $SQL_ID`
+    for n, arg in enumerate(inv.args):
+        option = _CODE_OPTION.match(arg)
+        if _CODE_VARIABLE.match(arg) or (option and _CODE_VARIABLE.match(option.group(1))):
+            return "opaque_command"
+        if n and inv.args[n - 1] in COMMAND_OPTIONS and _POSITIONAL.match(arg):
+            return "opaque_command"
+    if inv.stdin_from == "literal" and inv.stdin and _CODE_VARIABLE.match(inv.stdin.strip()):
+        return "opaque_command"  # echo "$BCMD" | bconsole, qcon <<< "$Q_EXPR"
+    if inv.stdin_from == "file" and any(_CONSOLE_WORDS.search(w) for w in (inv.program, *inv.args[:3])):
+        return "unseen_script"  # bconsole < "$SCRIPT", csession PROD < fix.mac
+    return None

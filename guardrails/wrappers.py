@@ -146,6 +146,8 @@ KNIFE_SSH_VALUES = frozenset("-x --ssh-user -P --ssh-password -a --attribute -C 
 def _su(inv: Invocation) -> list[Invocation]:
     """su/runuser -c CMD (or --command=CMD): the command string."""
     scripts = option_values(inv.args, frozenset({"-c", "--command"}))
+    if scripts and is_parameter(scripts[0].strip(), positional=True):
+        return [detector(inv, "opaque_command")]  # su - app -c "$1": the command is in a variable
     return parse_shell(scripts[0]) if scripts else []
 
 
