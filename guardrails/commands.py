@@ -56,9 +56,13 @@ def _named(program: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatchcase(program, p) for p in patterns)
 
 
+_HELP_WORDS = frozenset({"help", "-usage", "--usage", "-help", "/?", "-?"})
+
+
 def _dry_run(inv: Invocation, policy: Policy) -> bool:
-    """A dry-run flag: one every program reads so (--dry-run), or this program's own (rsync -n)."""
-    if _any(inv.args, policy.dry_run_flags):
+    """A dry-run flag: one every program reads so (--dry-run), or this program's own (rsync -n); or a
+    request for the tool's help on a verb (`nodetool help decommission`, `aws rds delete-db-cluster help`)."""
+    if _any(inv.args, policy.dry_run_flags) or (inv.program and _HELP_WORDS.intersection(inv.args[:5])):
         return True
     own = [f for pattern, flags in policy.program_dry_run_flags.items() if _named(inv.program, (pattern,))
            for f in flags]

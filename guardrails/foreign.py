@@ -170,6 +170,8 @@ def powershell(code: str, depth: int = 0) -> list[Invocation]:
             if saved:
                 downloaded.add(_file_base(saved))
             out.append(found)
+            if depth and found.program == inv.program.lower() != inv.program:  # Clear-MgDevice... in a block:
+                out.append(Invocation(program=inv.program, args=found.args))  # its verb is read from its own case
     return out
 
 

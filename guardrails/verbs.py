@@ -24,7 +24,7 @@ DESTROYS = frozenset({
     "delete", "del", "destroy", "remove", "rm", "erase", "wipe", "purge", "flush", "flushall", "flushdb",
     "drop", "truncate", "zap", "shred", "nuke", "obliterate", "terminate", "deprovision", "decommission",
     "uninstall", "reset", "format", "reformat", "expunge", "discard", "deregister", "unregister", "reimage", "eradicate",
-    "revert", "empty",
+    "revert", "empty", "zeroize",
 })
 TAKES_DOWN = frozenset({
     "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
@@ -80,7 +80,7 @@ READS = frozenset({
 # Programs whose words are names to look up or print, not verbs to run (`last -x reboot`, `type -a rm`).
 READ_PROGRAMS = frozenset({
     "last", "lastb", "type", "which", "whereis", "man", "whatis", "apropos", "help", "command", "tldr", "info",
-    "history", "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "head",
+    "history", "echo", "printf", "get-help", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "head",
     "tail", "journalctl", "dmesg", "complete", "compgen", "getent", "id", "groups", "finger", "w", "who",
     # network devices' consoles: show and their output filters (`show run | include shutdown`); `no X`
     # negates a configuration line, and the device rules judge what it removes
@@ -321,11 +321,43 @@ _HARMLESS_REMOVALS = frozenset({"orphans", "orphan", "temp", "tmp", "cache", "ca
 
 # A network device's configuration lines: `neighbor X shutdown`, `no router bgp 64512`, `clear ip bgp *`.
 _DEVICE_DOWN = re.compile(r"(?i)^(?!no\s)(?:.*\s)?shutdown$|^no\s+(?:router|neighbor|interface|ip\s+route|vlan|route-map|"
-                          r"address-family|vrf|ipv6\s+route|network)\b|^clear\s+(?:ip\s+)?bgp\s+(?:\*|all)(?!.*\bsoft\b)")
+                          r"address-family|vrf|ipv6\s+route|network)\b|^clear\s+(?:ip\s+)?bgp\s+(?:neighbor\s+)?(?:\*|all)(?!.*\bsoft\b)"
+                          # Junos: `set interfaces xe-0/0/3 disable`, `deactivate protocols bgp`, `delete interfaces`
+                          r"|^set\s+(?:interfaces|protocols|vlans|routing-instances)\s.*\bdisable$"
+                          r"|^(?:deactivate|delete)\s+(?:interfaces|protocols|routing-options|routing-instances|vlans"
+                          r"|policy-options|security|firewall|system|chassis|class-of-service)\b"
+                          r"|^request\s+system\s+(?:zeroize|halt|power-off|reboot)")
+# A device's configuration lines that open it: telnet, root logins, a user with no password, an ACL or remote
+# logging removed (`set system services telnet`, `username x privilege 15 nopassword`, `no ip access-group MGMT in`).
+_DEVICE_OPENS = re.compile(r"(?i)^set\s+system\s+services\s+(?:telnet|ftp|http)\b|\broot-login\s+allow\b"
+                           r"|^username\s+\S+.*\bnopassword\b|^no\s+(?:ip\s+|ipv6\s+)?access-(?:group|class|list)\b"
+                           r"|^no\s+logging\s+(?:host|server|\d)|^no\s+aaa\s|^no\s+service\s+password-encryption"
+                           r"|^no\s+(?:ip\s+)?ssh\s+(?:server\s+)?(?:version\s+2|authentication)|^ip\s+http\s+server$")
 
 
 def _device_line(line: str) -> VerbFinding | None:
+    line = line.strip()
+    if _DEVICE_OPENS.search(line):
+        return VerbFinding("weakens_security", line)
     return VerbFinding("takes_down", line) if _DEVICE_DOWN.search(line) else None
+
+
+# A device's configuration lines carried by an API call or an automation module: Arista eAPI's
+# `"cmds": ["enable", "configure", "no router bgp 65001"]`, Ansible's `*_config` modules' `lines='shutdown'`.
+_EAPI_CMDS = re.compile(r'"cmds"\s*:\s*\[([^\]]*)\]')
+_ANSIBLE_LINES = re.compile(r"(?:^|\s)lines=(?:(['\"])(.*?)\1|\[([^\]]*)\]|(\S+))")
+
+
+def carried_config_lines(inv: Invocation) -> list[str]:
+    """Device configuration lines an API body or an Ansible module's arguments carry."""
+    lines: list[str] = []
+    for arg in inv.args:
+        for found in _EAPI_CMDS.finditer(arg):
+            lines += re.findall(r'"((?:[^"\\]|\\.)*)"', found.group(1))
+        for found in _ANSIBLE_LINES.finditer(arg):
+            text = found.group(2) or found.group(3) or found.group(4) or ""
+            lines += [w.strip(" '\"") for w in re.split(r"[,\n]", text)] if found.group(3) else [text]
+    return [line for line in lines if line.strip()]
 
 
 _DEVICE_WORDS = frozenset({"no", "clear", "neighbor", "interface", "configure", "router"})
@@ -339,6 +371,8 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
     found = _verb_effect(inv)
     if found is None and inv.program in _DEVICE_WORDS:
         found = _device_line(" ".join((inv.program, *inv.args)))
+    if found is None:
+        found = next((f for line in carried_config_lines(inv) if (f := _device_line(line)) is not None), None)
     if found is None and inv.program.lower() not in HTTP_CLIENTS:
         found = next((f for sub in _console_commands(inv)
                       if (f := _verb_effect(sub) or _device_line(" ".join(sub.args))) is not None), None)

@@ -1,0 +1,46 @@
+"""What blind sets 35 (ad-tech, Azure SaaS, store POS, an ML platform, mail, DNS, Cassandra, OpenStack, CI/CD, an
+MSP on FreeBSD) and 36 (RHEL/FreeIPA, Hadoop, MongoDB, a warehouse, VDI/Exchange Online, Nutanix/VMware, AWS
+payments, telecom core, game live ops, Arista/Junos/PAN-OS) showed missing, in classes, with look-alikes."""
+
+from __future__ import annotations
+
+import pytest
+
+from guardrails import check_command
+from tests.guardrails.flagged import flagged as rules
+
+
+@pytest.mark.parametrize("command, rule", [
+    # a cmdlet inside a script block is read by its own verb (Clear-, Stop-, Disable-)
+    ("Get-VM | ForEach-Object { Stop-VMGuest -VM $_ -Confirm:$false }", "verb-takes-down"),
+    # device configuration lines, however they are carried: Junos cli -c, Arista eAPI, Ansible *_config
+    ('ssh edge01 \'cli -c "configure; set interfaces ge-0/0/1 disable; commit and-quit"\'', "verb-takes-down"),
+    ('cli -c "configure; deactivate protocols ospf; commit"', "verb-takes-down"),
+    ('cli -c "request system zeroize media"', "verb-destroys"),
+    ("curl -sk https://leaf9/command-api -d '{\"method\":\"runCmds\",\"params\":{\"cmds\":[\"configure\","
+     "\"interface Ethernet7\",\"shutdown\"]}}'", "verb-takes-down"),
+    ("ansible core -m cisco.ios.ios_config -a \"lines='no ip access-group EDGE-IN in' parents='interface Gi0/1'\"",
+     "verb-weakens-security"),
+    ("ansible spines -m arista.eos.eos_config -a \"lines=['no router bgp 65010']\"", "verb-takes-down"),
+    ('cli -c "configure; set system services telnet; commit"', "verb-weakens-security"),
+    ('vtysh -c "clear bgp neighbor all"', "verb-takes-down"),
+])
+def test_warns(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "Get-VM | ForEach-Object { Get-VMGuest -VM $_ }",
+    'cli -c "show interfaces ge-0/0/1 terse"',
+    "curl -sk https://leaf9/command-api -d '{\"method\":\"runCmds\",\"params\":{\"cmds\":[\"show interfaces status\"]}}'",
+    "ansible core -m cisco.ios.ios_config -a \"lines='ip access-group EDGE-IN in' parents='interface Gi0/1'\"",
+    # help on a verb, and dry runs spelled in camel case or as the tool's own -n
+    "nodetool help decommission",
+    "aws rds delete-db-instance help",
+    "hdfs dfs -usage rm",
+    "Get-Help Remove-Mailbox -Full",
+    "mongorestore --uri mongodb://staging:27017 --dryRun --drop /backups/latest/",
+    "pkg delete -n postgresql15-server",
+])
+def test_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
