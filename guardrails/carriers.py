@@ -203,10 +203,28 @@ def _cmd_exe(inv: Invocation) -> list[Invocation]:
     return parse_shell(" ".join(inv.args[at + 1:])) if at is not None and at + 1 < len(inv.args) else []
 
 
+# Hadoop's file system shell names POSIX commands as options (`hdfs dfs -rm -r /data`, `hadoop fs -chmod -R 777 /x`):
+# read as those commands on the cluster's paths.
+_FS_SHELLS = {"hdfs": ("dfs",), "hadoop": ("fs", "dfs")}
+_FS_COMMANDS = {"-rm": ("rm",), "-rmr": ("rm", "-r"), "-rmdir": ("rmdir",), "-chmod": ("chmod",),
+                "-chown": ("chown",), "-chgrp": ("chgrp",), "-setfacl": ("setfacl",), "-mv": ("mv",),
+                "-truncate": ("truncate",)}
+
+
+def _fs_shell(inv: Invocation) -> list[Invocation] | None:
+    args = inv.args
+    if len(args) < 2 or args[0] not in _FS_SHELLS.get(inv.program, ()) or args[1] not in _FS_COMMANDS:
+        return None
+    rest = tuple(a for a in args[2:] if a not in ("-skipTrash", "-safely"))
+    return as_command((*_FS_COMMANDS[args[1]], *rest), inv)
+
+
 def carried(inv: Invocation) -> list[Invocation] | None:
     """What a carrier tool runs; None when the invocation carries no command."""
     if inv.program.lower() in ("cmd", "cmd.exe"):
         return _cmd_exe(inv)
+    if inv.program in _FS_SHELLS:
+        return _fs_shell(inv)
     if inv.program == "aws" and "ssm" in inv.args and {"send-command", "start-session", "create-association",
                                                          "update-association"} & set(inv.args):
         return _scripts(inv, [c for value in option_values(inv.args, frozenset({"--parameters"}))

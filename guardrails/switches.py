@@ -40,7 +40,7 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|passwordauthentication|permitemptypasswords|challengeresponseauthentication"
                     r"|kbdinteractiveauthentication|allow[-_]?privilege|allow[-_]?pool[-_]?delete|allow[-_]?force[-_]?push"
                     r"|remote_os_authent|app_debug|(?<![a-z])debug[-_]?mode|disable[-_]?authentication|allow[-_ ]setuid"
-                    r"|mount[-_ ]hostfs|enable[-_]?public[-_]?network", re.IGNORECASE)  # (switched off, these harden)
+                    r"|mount[-_ ]hostfs|enable[-_]?public[-_]?network|auto[-_]?forward", re.IGNORECASE)  # (switched off, these harden)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"
@@ -170,6 +170,12 @@ DOWN = frozenset({"disabled", "stopped", "offline", "down", "suspended", "inacti
                   "senddisabled", "maintenance", "absent", "$true"})
 
 
+_ENABLED = re.compile(r"(?i)enabled?$")
+_FALSE = frozenset({"$false", "false", "no", "0", "off"})
+# an account switched off is someone leaving; a firewall rule switched off closes what it allowed
+_ACCESS_ONLY = re.compile(r"(?i)accountenabled|firewall.*\brule|\brule.*firewall")
+
+
 def switched_down(inv: Invocation) -> str | None:
     """The state setting a command turns out of service (`az servicebus queue update --status Disabled`), or None."""
     if inv.program.lower() in _SHOWS or inv.program.lower() in _PRINTS or _reads(inv):
@@ -177,8 +183,13 @@ def switched_down(inv: Invocation) -> str | None:
     args = list(inv.args)
     for n, arg in enumerate(args):
         name, eq, value = arg.partition("=")
+        if not eq and arg.startswith("-") and ":" in arg:  # PowerShell's -HAEnabled:$false
+            name, eq, value = arg.partition(":")
         if not eq or not value:  # --status Disabled, start= disabled (sc.exe)
             name, value = name, (args[n + 1] if n + 1 < len(args) else "")
+        if name.startswith("-") and _ENABLED.search(name.lstrip("-")) and value.strip("'\"").lower() in _FALSE \
+                and not _OPENS.search(name) and not _LOOSENS.search(name) and not _ACCESS_ONLY.search(" ".join(args)):
+            return name.lstrip("-")  # -Enabled $false, -HAEnabled:$false, -LinkEnabled No: switched off
         if name.lower().endswith("isoffline") and value.lower() != "$true":
             continue
         if name.lower().lstrip("-") == "ensure" and value.lower() not in ("stopped", "absent"):

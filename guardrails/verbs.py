@@ -301,6 +301,14 @@ def _named_actions(inv: Invocation) -> VerbFinding | None:
             if split and split[0] in ("remove", "delete", "destroy", "purge", "wipe", "drop", "erase", "eradicate") \
                     and not (set(split[1:]) & (_HARMLESS_REMOVALS | _ACCESS_LISTS)) and not granting:
                 return VerbFinding("destroys_data", arg)
+        # a single-dash long option that is the action: `yarn application -kill ID`, `hdfs dfs -deleteSnapshot`,
+        # PowerShell's `Set-HVPool -Disable`, `Remove-VM -DeletePermanently`
+        following = args[n + 1].lower() if n + 1 < len(args) else ""
+        if _DASH_ACTION.match(arg) and not eq and following not in ("$false", "false", "0") \
+                and not _MAINTENANCE & set(map(str.lower, args)):  # not -DisableX $false; not `consul maint -disable`
+            split = parts(arg[1:])
+            if split[0] in _DASH_VERBS and not (set(split[1:]) & (_HARMLESS_REMOVALS | _ACCESS_LISTS)) and not granting:
+                return VerbFinding("destroys_data" if split[0] in DESTROYS else "takes_down", arg)
     texts = [a for a in args if "(" in a] + ([inv.stdin] if inv.stdin_from == "literal" and inv.stdin else [])
     for text in texts:
         for method in _METHOD.findall(text):
@@ -308,6 +316,12 @@ def _named_actions(inv: Invocation) -> VerbFinding | None:
             if split and split[0] in COMPOUND_LEADS and not (set(split[1:]) & (_HARMLESS_REMOVALS | {"one", "op"})):
                 return VerbFinding("destroys_data" if split[0] in DESTROYS else "takes_down", method)
     return None
+
+
+_MAINTENANCE = frozenset({"maint", "maintenance", "eligibility", "downtime", "silence"})  # switched off: back in service
+_DASH_ACTION = re.compile(r"^-[A-Za-z][a-z]{3,}(?:[A-Z][a-z]+)*$")  # -kill, -expunge, -deleteSnapshot, -Disable
+_DASH_VERBS = frozenset({"delete", "remove", "kill", "expunge", "purge", "destroy", "wipe", "erase", "drop", "disable",
+                         "shutdown", "terminate", "truncate"})
 
 
 # who may connect: removing a client, host or principal from an access list takes access away (it hardens)
@@ -378,8 +392,36 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
                       if (f := _verb_effect(sub) or _device_line(" ".join(sub.args))) is not None), None)
     if found is None and inv.program.lower() not in HTTP_CLIENTS | SOFTWARE | READ_PROGRAMS | SANDBOXES \
             and not _HELP & set(inv.args) and not language(inv.program):
-        found = _named_actions(inv)
+        found = _named_actions(inv) or _admin_granted(inv)
     return found
+
+
+# An option that makes someone an administrator: `--admin true`, `--roles admin`, `-Role Admin`,
+# `-AccessRights FullAccess`, `--rbac-role cluster-admin`; or a subcommand named for it (`grant-cluster-admin-role`).
+_ROLE_OPTION = re.compile(r"(?i)^--?(?:[\w-]*[-_])?(?:roles?|access-?rights|privileges?|permission-?level|access-?level)$")
+_ADMIN_OPTION = re.compile(r"(?i)^--?(?:is[-_]?)?(?:admin|superuser|super-user|sysadmin|site-?admin|grafana-?admin)$")
+_ADMIN_ROLE = re.compile(r"(?i)^[\"']?(?:admin|administrator|administrators|superuser|super-user|owner|fullaccess|full"
+                         r"|cluster-admin|root|sysadmin|globaladmin|global administrator|org-?admin|account-?admin"
+                         r"|%all)[\"']?$")
+_ADMIN_VERB = re.compile(r"(?i)(?:^|[-_])(?:grant|add|assign|make|promote|set)[-_](?:[\w-]*[-_])?(?:admin|superuser|owner)"
+                         r"(?:[-_]role)?$")
+
+
+def _admin_granted(inv: Invocation) -> VerbFinding | None:
+    args = list(inv.args)
+    named = {p for w in (inv.program, *args[:3]) for p in parts(w)}
+    if named & READS or named & {"remove", "revoke", "delete", "detach", "unassign", "del", "rm"}:
+        return None  # listing who is admin, or taking the role away
+    for n, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        value = value if eq else (args[n + 1] if n + 1 < len(args) else "")
+        if _ROLE_OPTION.match(name) and _ADMIN_ROLE.match(value):
+            return VerbFinding("weakens_security", f"{name} {value}")
+        if _ADMIN_OPTION.match(name) and value.strip("'\"").lower() in ("true", "yes", "1", "$true"):
+            return VerbFinding("weakens_security", f"{name} {value}")
+        if not arg.startswith("-") and n < MAX_LEADING and _ADMIN_VERB.search(arg):
+            return VerbFinding("weakens_security", arg)
+    return None
 
 
 def _verb_effect(inv: Invocation) -> VerbFinding | None:

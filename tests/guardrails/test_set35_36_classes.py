@@ -24,6 +24,21 @@ from tests.guardrails.flagged import flagged as rules
     ("ansible spines -m arista.eos.eos_config -a \"lines=['no router bgp 65010']\"", "verb-takes-down"),
     ('cli -c "configure; set system services telnet; commit"', "verb-weakens-security"),
     ('vtysh -c "clear bgp neighbor all"', "verb-takes-down"),
+    # Hadoop's file system shell runs POSIX commands on the cluster's paths
+    ("hadoop fs -chmod -R 777 /warehouse/finance", "chmod-recursive-777"),
+    ("hdfs dfs -rm -r -skipTrash /data/events", "rm-rf-data"),
+    # a single-dash option that is the action
+    ("hdfs dfs -deleteSnapshot /data/events s2024", "verb-destroys"),
+    ("Set-HVFarm -FarmName Eng -Disable", "verb-takes-down"),
+    # a switch named ...Enabled turned off
+    ("Set-Cluster -Cluster Prod01 -DrsEnabled:$false", "state-switched-down"),
+    ("Set-OrganizationConfig -AuditDisabled $false -MailTipsEnabled $false", "state-switched-down"),
+    # someone made an administrator by an option's value or a subcommand's name
+    ("hammer user update --login ci_bot --admin yes", "verb-weakens-security"),
+    ("couchbase-cli user-manage -c cb1 --set --rbac-username tools --roles admin", "verb-weakens-security"),
+    ("Add-MailboxFolderPermission -Identity boss@x.com:\\Inbox -User temp01 -AccessRights Owner",
+     "verb-weakens-security"),
+    ("ncli user grant-cluster-admin-role user-name=temp01", "verb-weakens-security"),
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -41,6 +56,14 @@ def test_warns(command: str, rule: str) -> None:
     "Get-Help Remove-Mailbox -Full",
     "mongorestore --uri mongodb://staging:27017 --dryRun --drop /backups/latest/",
     "pkg delete -n postgresql15-server",
+    "hdfs dfs -ls -R /data/events",
+    "hdfs dfs -du -s -h /data",
+    "Set-MpPreference -DisableRealtimeMonitoring $false",
+    "consul maint -disable -service=api",  # maintenance switched off: back in service
+    "Set-RemoteDomain Default -AutoForwardEnabled $false",  # an opening switched off
+    "Update-MgUser -UserId left@x.com -AccountEnabled:$false",  # someone left
+    "Remove-MailboxPermission -Identity boss@x.com -User temp01 -AccessRights FullAccess",  # taken away
+    "az role assignment list --role Owner --all",
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
