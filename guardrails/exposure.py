@@ -93,6 +93,17 @@ def _opened(inv: Invocation) -> str | None:
         ports = {p for a in args for p in re.findall(r"^(\d+)(?:[:/]|$)", a)}
         if source in _EVERYONE and (ports & _PRIVATE_PORTS or (not ports and "from" in args)):
             return "the firewall rule lets anyone reach a database, cache or admin port"
+    if program in ("new-netfirewallrule", "set-netfirewallrule") and _option(tuple(args), ("-action",)) == "allow" \
+            and (_option(tuple(args), ("-remoteaddress",)) or "any") in _EVERYONE \
+            and _option(tuple(args), ("-direction",)) in (None, "inbound"):
+        ports = set(re.split(r"[,\s]+", _option(tuple(args), ("-localport",)) or ""))
+        if ports & _PRIVATE_PORTS:
+            return "the firewall rule lets anyone reach a database, remote desktop or admin port"
+    if program in ("iptables", "ip6tables") and {"-a", "-i", "--append", "--insert"} & set(args) \
+            and _option(tuple(args), ("-j", "--jump")) == "accept" \
+            and (_option(tuple(args), ("-s", "--source")) or "any") in _EVERYONE \
+            and set(re.split(r"[,:]", _option(tuple(args), ("--dport", "--dports")) or "")) & _PRIVATE_PORTS:
+        return "the firewall rule lets anyone reach a database, cache or admin port"
     if program in ("kubectl", "oc") and {"apply", "create", "replace"} & set(args) and inv.stdin_from == "literal" \
             and inv.stdin and _ADMIN_TO_EVERYONE.search(inv.stdin) and re.search(r"\bcluster-admin\b|\badmin\b", inv.stdin):
         return "the manifest binds an administrator role to every authenticated (or anonymous) user"

@@ -27,7 +27,7 @@ _PROTECTS = re.compile(
     r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
     r"|failureaction|oauth|xsrf|appendonly|(?<![a-z])crl(?![a-z])|revocation|ocsp|disallow|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging"
     r"|secruleengine|modsecurity|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|rate[-_]?limit"
-    r"|forcelogin|password[-_]?policy|checkaddress|handlerssl|syncookies",
+    r"|forcelogin|password[-_]?policy|checkaddress|handlerssl|syncookies|kerberos",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).
@@ -79,6 +79,8 @@ def switched_off(inv: Invocation) -> str | None:
     if program in ("sed", "gsed", "perl") and any(a.startswith("-i") or a.startswith("-pi") for a in inv.args):
         return _config_edit(inv)
     if program == "tee" and inv.stdin_from == "literal" and inv.stdin:  # echo 'x.security.disabled: true' | tee -a conf
+        if _GENERIC_OFF.search(inv.stdin) and _protection_file(inv.args):
+            return _protection_file(inv.args)
         opened = _OPEN_TO_ALL.search(inv.stdin)
         return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
     if program in _SHOWS or (program in _PRINTS and not inv.redirects):
@@ -119,8 +121,16 @@ _XML = re.compile(r"(?:<(\w+)>|_(\w+)_)([^<]*)</(\w+)>")
 _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
                           r"|\bpass\s+in\b.*\bfrom\s+any\s+to\s+any\b"
                           r"|allow-(?:transfer|query|recursion|update)\s*\{\s*any|^\s*bind\s+0\.0\.0\.0\b"
-                          r"|bind[-_]?address\s*=\s*0\.0\.0\.0|\blisten_addresses\s*=\s*'?\*|\bRequire\s+all\s+granted\b",
+                          r"|bind[-_]?address\s*=\s*0\.0\.0\.0|\blisten_addresses\s*=\s*'?\*|\bRequire\s+all\s+granted\b"
+                          # a service told to listen on every address (`bindIp: 0.0.0.0`, `<listen_host>0.0.0.0`)
+                          r"|(?:bind[-_]?ip|listen[-_]?host|listen[-_]?address|rpc[-_]?address|bind[-_]?host"
+                          r"|listen[-_]?interface)[\"'>_]?\s*[:=]?\s*[\"']?(?:0\.0\.0\.0|::)(?![\d/])"
+                          r"|\bpam_permit\.so",  # every password accepted
                           re.IGNORECASE)
+# A protection's file given a generic switch set off (`enabled = false;` into dkim_signing.conf or antivirus.conf).
+_GENERIC_OFF = re.compile(r"(?im)^\s*(?:enabled?|active|on)\s*[=:]\s*[\"']?(?:false|no|off|0|disabled?)\b")
+# A requirement relaxed: `ssl = required` -> `ssl = yes`, `sslmode=verify-full` -> `sslmode=prefer`.
+_REQUIRED = re.compile(r"(?i)[=:\s][\"']?(?:required|require|mandatory|enforced?|strict|verify-full|verify-ca|always)\b")
 _WEAK_TLS = re.compile(r"\bSSLv[23]\b|\bTLSv1(?:\.[01])?\b(?!\.[23])|\bTLSv1_[01]\b", re.IGNORECASE)
 
 
@@ -145,6 +155,11 @@ def _config_edit(inv: Invocation) -> str | None:
                 weak = _WEAK_TLS.search(new)
                 if weak and not _WEAK_TLS.search(old):
                     return weak.group()  # ssl_protocols TLSv1 TLSv1.1 ...
+                if _GENERIC_OFF.search(new) and not _GENERIC_OFF.search(old) and _protection_file(inv.args):
+                    return _protection_file(inv.args)  # s/enabled = true/enabled = false/ in antivirus.conf
+                required = _REQUIRED.search(old)
+                if required and not _REQUIRED.search(new) and _PROTECTS.search(old.split("=")[0].split(":")[0]):
+                    return old.strip("^ ")  # s/^ssl = required/ssl = yes/: a requirement relaxed
                 named = _PROTECTS.search(old)  # (removing `apparmor=0` switches AppArmor back on)
                 if named and not _PROTECTS.search(new) and not switched_off(Invocation(program="conf", args=tuple(old.split()))):
                     return named.group()
@@ -153,6 +168,15 @@ def _config_edit(inv: Invocation) -> str | None:
             deleted = _DELETION.match(part)
             if deleted and _PROTECTS.search(deleted.group(1)):
                 return _PROTECTS.search(deleted.group(1)).group()
+    return None
+
+
+def _protection_file(args: tuple[str, ...]) -> str | None:
+    """The configuration file among the arguments that is named for a protection (`10-ssl.conf`, `antivirus.conf`)."""
+    for arg in args:
+        base = arg.rsplit("/", 1)[-1]
+        if "/" in arg and not arg.startswith("-") and _PROTECTS.search(base):
+            return base
     return None
 
 
@@ -242,6 +266,10 @@ def _setting(before: str) -> str | None:
     return name
 
 
+_OPEN_FLAG = re.compile(r"(?i)^--(?:enable-|allow-|make-)?(?:publicly-accessible|public-access|public-network-access"
+                        r"|anonymous(?:-access|-auth)?|public-ip-on-launch|public)$")
+
+
 def _loosening_flag(inv: Invocation) -> str | None:
     """A flag that switches a protection off by its own name (`spctl --master-disable`, `--insecure-skip-tls-verify`)."""
     for n, arg in enumerate(inv.args):
@@ -252,6 +280,9 @@ def _loosening_flag(inv: Invocation) -> str | None:
             return name  # --no-deletion-protection, --no-enable-termination-protection, --no-verify-ssl
         if re.match(r"--no-disable-api-(?:termination|stop)$", name):
             return name  # lets the API terminate (or stop) the instance: its protection off
+        following = inv.args[n + 1].lower() if n + 1 < len(inv.args) else ""
+        if _OPEN_FLAG.match(arg) and following not in OFF:
+            return name  # --publicly-accessible, --allow-public-access: switched on by being there
         if _LOOSENS.search(name) and (_PROTECTS.search(name) or _PROTECTS.search(inv.program)):
             following = inv.args[n + 1].lower() if n + 1 < len(inv.args) else ""
             value = arg.split("=", 1)[1].lower() if "=" in arg else following if following in OFF | ON else "true"
@@ -263,7 +294,7 @@ def _loosening_flag(inv: Invocation) -> str | None:
 # How long data is kept, cut so short that the system deletes it (`influx bucket update --retention 1h`,
 # `bq update --expiration 3600`, `mc ilm rule add --expire-days 1`), or the retention lock cleared.
 _KEEPING = re.compile(r"^--?(?:[\w-]*retention[\w-]*|[\w-]*expir(?:ation|e|y)[\w-]*|ttl|default[-_]ttl|max[-_]age"
-                      r"|expire[-_]days|days|keep[-_]?days|older[-_]than)$", re.IGNORECASE)
+                      r"|expire[-_]days|days|keep[-_]?days|older[-_]than|vacuum-time)$", re.IGNORECASE)
 _CLEARS_KEEPING = re.compile(r"^--?(?:clear|remove|no)[-_](?:retention|object[-_]lock|legal[-_]hold)", re.IGNORECASE)
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|hr|d|day|days)?$", re.IGNORECASE)
 _SECONDS = {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
@@ -275,7 +306,8 @@ _CREDENTIALS = frozenset({"token", "tokens", "login", "presign", "signurl", "sig
 
 def retention_cut(inv: Invocation) -> str | None:
     """The setting that makes the system delete data within a day (or lifts its retention lock), or None."""
-    if inv.program.lower() in _SHOWS or _reads(inv) or _CREDENTIALS & {a.lower() for a in inv.args}:
+    vacuum = inv.program.lower() == "journalctl" and any(a.startswith("--vacuum-time") for a in inv.args)
+    if (inv.program.lower() in _SHOWS and not vacuum) or _reads(inv) or _CREDENTIALS & {a.lower() for a in inv.args}:
         return None  # a token's, a signed URL's or a certificate's lifetime, not the data's
     args = inv.args
     for i, arg in enumerate(args):

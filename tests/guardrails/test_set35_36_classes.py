@@ -39,6 +39,25 @@ from tests.guardrails.flagged import flagged as rules
     ("Add-MailboxFolderPermission -Identity boss@x.com:\\Inbox -User temp01 -AccessRights Owner",
      "verb-weakens-security"),
     ("ncli user grant-cluster-admin-role user-name=temp01", "verb-weakens-security"),
+    # a configuration written that listens everywhere, relaxes a requirement, or switches a protection's file off
+    ("ssh db3 \"sudo sed -i 's/^  bindIp: .*/  bindIp: 0.0.0.0/' /etc/mongod.conf\"", "security-switched-off"),
+    ("echo '<yandex><listen_host>::</listen_host></yandex>' | sudo tee /etc/clickhouse-server/config.d/l.xml",
+     "security-switched-off"),
+    ("sudo sed -i 's/^sslmode=verify-full/sslmode=prefer/' /etc/app/db.ini", "security-switched-off"),
+    ("printf 'enabled = false;\\n' | sudo tee /etc/rspamd/local.d/antivirus.conf", "security-switched-off"),
+    ("sudo sed -i 's/pam_sss.so/pam_permit.so/' /etc/pam.d/sshd", "security-switched-off"),
+    ("sudo sed -i 's|<value>kerberos</value>|<value>simple</value>|' /etc/hbase/conf/hbase-site.xml",
+     "security-switched-off"),
+    # a database or admin port opened to any address
+    ("New-NetFirewallRule -DisplayName SQL -Direction Inbound -LocalPort 1433 -Protocol TCP -Action Allow",
+     "opened-to-anyone"),
+    ("sudo iptables -A INPUT -p tcp --dport 6379 -s 0.0.0.0/0 -j ACCEPT", "opened-to-anyone"),
+    ("aws redshift modify-cluster --cluster-identifier dw --publicly-accessible", "security-switched-off"),
+    # Redis persistence switched off, a replica promoted by hand, the topology forced
+    ('redis-cli -h cache1 CONFIG SET save ""', "redis-persistence-off"),
+    ("redis-cli --cluster del-node r1:6379 3f2a9c", "redis-topology-forced"),
+    ("sudo journalctl --vacuum-time=2h", "retention-cut"),
+    ("sudo chmod 640 /etc/mongo/keyfile && sudo chmod o+r /etc/mongo/keyfile", "secret-file-readable"),
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -64,6 +83,15 @@ def test_warns(command: str, rule: str) -> None:
     "Update-MgUser -UserId left@x.com -AccountEnabled:$false",  # someone left
     "Remove-MailboxPermission -Identity boss@x.com -User temp01 -AccessRights FullAccess",  # taken away
     "az role assignment list --role Owner --all",
+    "sudo sed -i 's/bindIp: 0.0.0.0/bindIp: 127.0.0.1/' /etc/mongod.conf",  # closed, not opened
+    "sudo sed -i 's/^sslmode=prefer/sslmode=verify-full/' /etc/app/db.ini",
+    "printf 'enabled = true;\\n' | sudo tee /etc/rspamd/local.d/antivirus.conf",
+    "sudo iptables -A INPUT -p tcp --dport 6379 -s 10.0.0.0/8 -j ACCEPT",
+    "New-NetFirewallRule -DisplayName SQL -Direction Inbound -LocalPort 1433 -RemoteAddress 10.1.0.0/16 -Action Allow",
+    "aws s3api put-public-access-block --bucket b --public-access-block-configuration BlockPublicAcls=true",
+    'redis-cli CONFIG SET save "900 1 300 10"',
+    "redis-cli -h r2 REPLICAOF NO ONE",  # promoting a replica is the way out of a dead primary
+    "journalctl --since '1 day ago' -u nginx",
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
