@@ -58,6 +58,9 @@ from tests.guardrails.flagged import flagged as rules
     ("redis-cli --cluster del-node r1:6379 3f2a9c", "redis-topology-forced"),
     ("sudo journalctl --vacuum-time=2h", "retention-cut"),
     ("sudo chmod 640 /etc/mongo/keyfile && sudo chmod o+r /etc/mongo/keyfile", "secret-file-readable"),
+    # a custom resource (or a node object) deleted by name: an operator's cluster, fleet or notebook goes with it
+    ("kubectl -n data delete flinkdeployment clickstream", "kubectl-delete-resource"),
+    ("oc delete machineconfig 99-worker-custom", "kubectl-delete-resource"),
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -92,6 +95,10 @@ def test_warns(command: str, rule: str) -> None:
     'redis-cli CONFIG SET save "900 1 300 10"',
     "redis-cli -h r2 REPLICAOF NO ONE",  # promoting a replica is the way out of a dead primary
     "journalctl --since '1 day ago' -u nginx",
+    "kubectl delete pod web-7d9f8 -n shop",  # its controller makes another
+    "kubectl delete job nightly-report-28713 -n batch",
+    "kubectl delete events --field-selector reason=BackOff -n shop",
+    "kubectl delete -n data flinkdeployment clickstream --dry-run=server",
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
