@@ -237,7 +237,8 @@ def exposures(found: list[Invocation]) -> list[Invocation]:
     elif any((_prints_secret(inv) and not _read_privately(found, i)) or _env_searched(found, i)
              for i, inv in enumerate(found) if not inv.detector):
         out.append(Invocation(program="<terminal>", detector="secret_printed"))
-    if any(_token_shaped(inv) or _password_option(inv) for inv in found if not inv.detector and (inv.args or inv.stdin)):
+    if any(_token_shaped(inv) or _password_option(inv) or _password_in_code(inv) for inv in found
+           if not inv.detector and (inv.args or inv.stdin)):
         out.append(Invocation(program="<line>", detector="credential_on_line"))
     out += [Invocation(program=inv.program, detector="unpinned_image", args=(image,))
             for inv in found if not inv.detector for image in _unpinned_images(inv)]
@@ -287,6 +288,35 @@ def _password_option(inv: Invocation) -> bool:
     if inv.program == "dscl" and "-passwd" in inv.args[:-2]:  # dscl . -passwd /Users/NAME 'new password'
         return _literal(inv.args[inv.args.index("-passwd") + 2])
     return bool(_PLAIN_SECURE_STRING.search(" ".join(inv.args)))
+
+
+# A guessable password written into the code or statement a command carries: SQL's `PASSWORD 'x'` and `IDENTIFIED BY 'x'`,
+# a JSON body's `"password": "x"`, a script's `password: 'x'` or `changeUserPassword("user", "x")`.
+_CODE_PASSWORD = re.compile(r"""(?ix)(?:\bPASSWORD\s+|\bIDENTIFIED\s+BY\s+)'(?P<sql>[^'$]{3,})'
+                            |"(?:new_?)?password"\s*:\s*"(?P<json>[^"$]{3,})"
+                            |\bpassword(?:_confirmation)?\s*[:=]>?\s*(?P<q>['"])(?P<code>[^'"$]{3,})(?P=q)
+                            |changeUserPassword\(\s*(?P<q2>['"])[^'"]+(?P=q2)\s*,\s*['"](?P<mongo>[^'"$]{3,})['"]""")
+
+
+def _password_in_code(inv: Invocation) -> bool:
+    texts = [a for a in inv.args if " " in a or ":" in a] + ([inv.stdin] if inv.stdin_from == "literal" and inv.stdin else [])
+    for text in texts:
+        for found in _CODE_PASSWORD.finditer(text):
+            value = next(v for v in (found.group("sql"), found.group("json"), found.group("code"), found.group("mongo")) if v)
+            if _literal(value) and _weak(value):
+                return True
+    return False
+
+
+# A password anyone would guess: short, or built from a word people use and a number or a year.
+_GUESSABLE = re.compile(r"(?i)pass|pwd|change_?me|welcome|admin|root|qwerty|letmein|secret|default|temp|test|summer"
+                        r"|winter|spring|autumn|hunter|guest|demo|1234|123$|(?:19|20)\d\d")
+
+
+def _weak(value: str) -> bool:
+    if re.fullmatch(r"\*+|x+|\[[^\]]*\]|<[^>]*>|\{\{.*\}\}|md5[0-9a-f]{32}|SCRAM-SHA-256\$.*", value, re.IGNORECASE):
+        return False  # a placeholder or a hash, not a password
+    return len(value) < 8 or bool(_GUESSABLE.search(value))
 
 
 # an option or keyword that names a password (not one that says where to read it: --password-file, --password-stdin)

@@ -102,3 +102,24 @@ def test_warns(command: str, rule: str) -> None:
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "mysql -e \"ALTER USER 'app'@'%' IDENTIFIED BY 'Spring2025!'\"",
+    "psql -h db1 -c \"ALTER ROLE reporting PASSWORD 'report123';\"",
+    "mongosh admin --eval 'db.changeUserPassword(\"svc\", \"Welcome1\")'",
+    "curl -X PUT https://os:9200/_plugins/_security/api/internalusers/ro -d '{\"password\":\"Passw0rd!\"}'",
+    "gitlab-rails runner \"User.find_by_username('root').update!(password: 'hunter22', password_confirmation: 'hunter22')\"",
+])
+def test_passwords_written_into_code_or_statements_warn(command: str) -> None:
+    assert "credential-on-line" in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "psql -c \"ALTER ROLE app PASSWORD :'pw';\"",  # a psql variable, given elsewhere
+    "psql -c \"ALTER ROLE app PASSWORD NULL;\"",
+    "curl -X PUT https://os:9200/_plugins/_security/api/internalusers/ro -d '{\"password\":\"$NEW_PW\"}'",
+    "mongosh admin --eval 'db.changeUserPassword(\"svc\", passwordPrompt())'",
+])
+def test_passwords_read_from_elsewhere_pass(command: str) -> None:
+    assert "credential-on-line" not in rules(command), check_command(command)
