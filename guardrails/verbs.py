@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from guardrails.interpreters import language
 from guardrails.invocation import Invocation, read_args
+from guardrails.sql import looks_like_sql
 
 # Verbs by what they do to what they name. Words that are also everyday cleanup (clean, clear,
 # prune, restart, rollback, update) are not here: a runbook uses them for routine steps.
@@ -29,6 +30,7 @@ DESTROYS = frozenset({
 TAKES_DOWN = frozenset({
     "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
     "deactivate", "drain", "offline", "down", "unload", "detach", "evict", "revoke", "leave", "bootout", "rebuild",
+    "failover", "switchover", "takeover", "disconnect", "hangup", "hupall",
 })
 # A disabled or deleted thing of these kinds leaves a system less protected.
 SECURITY_NOUNS = frozenset({
@@ -100,6 +102,7 @@ POWERSHELL_SAFE_NOUNS = frozenset({"host", "content", "variable", "history", "jo
 COMPOUND_LEADS = frozenset({
     "delete", "destroy", "remove", "terminate", "purge", "drop", "flush", "wipe", "erase", "stop", "shutdown", "eradicate", "del",
     "uninstall", "disable", "kill", "killall", "truncate", "deregister", "deprovision", "decommission", "suspend",
+    "failover", "switchover", "takeover",
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
 _OPTION_VALUE = re.compile(r"\d+(?:\.\d+){0,3}(?::\d+)?|[\w.-]+:\d+|/[\w./-]+")  # a port, a count, an address, a socket
@@ -247,9 +250,14 @@ COMMAND_OPTIONS = frozenset({"-x", "-rx", "-e", "--execute", "--exec", "-c", "--
 
 def _console_commands(inv: Invocation) -> list[Invocation]:
     args = inv.args
-    if inv.program.lower() in STATEMENT_READERS:
-        return []  # a database client's -e/-c/-q is a statement: the SQL rules read it
-    values = [args[n + 1] for n, a in enumerate(args[:-1]) if a in COMMAND_OPTIONS]
+    values = []
+    if inv.program.lower() not in _PROSE_PROGRAMS:  # dsmadmc -id=admin "delete filespace X *", dgmgrl sys@DB "REMOVE ..."
+        values = [a for n, a in enumerate(args) if (n == 0 or not args[n - 1].startswith("-") or "=" in args[n - 1])
+                  and " " in a.strip() and a.split(None, 1)[0].lower() in DESTROYS | TAKES_DOWN]
+    values = [v.split(None, 1)[0].lower() + v.strip()[len(v.split(None, 1)[0]):] for v in values]  # REMOVE DATABASE x
+    if inv.program.lower() in STATEMENT_READERS:  # (their -e/-c and quoted statements: the SQL rules read them)
+        return [Invocation(program=inv.program, args=tuple(v.split())) for v in values if not looks_like_sql(v)]
+    values += [args[n + 1] for n, a in enumerate(args[:-1]) if a in COMMAND_OPTIONS]
     values += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in COMMAND_OPTIONS]
     values = [v for v in values if " " in v.strip() or "\n" in v]
     if inv.stdin_from == "literal" and inv.stdin and inv.program.lower() not in WRITERS | STATEMENT_READERS \
@@ -260,6 +268,15 @@ def _console_commands(inv: Invocation) -> list[Invocation]:
     # (a one-word line ends a console session, `halt`, `quit`; but a device's `shutdown` under an interface stops it)
     return [Invocation(program=inv.program, args=tuple(line.split())) for line in lines
             if " " in line or line.lower() == "shutdown"]
+
+
+# Programs whose quoted words are messages, names or patterns, not a console's commands.
+_PROSE_PROGRAMS = frozenset({"git", "logger", "mail", "mailx", "sendmail", "notify-send", "wall", "zenity", "osascript",
+                             "say", "gh", "glab", "jira", "slack", "curl", "wget", "http", "jq", "yq", "sed", "awk",
+                             "grep", "egrep", "rg", "find", "tmux", "screen", "docker", "podman", "kubectl", "helm",
+                             "terraform", "ansible", "ansible-playbook", "salt", "pdsh", "ssh", "timeout", "watch",
+                             "nohup", "xargs", "parallel", "sudo", "su", "env", "time", "nice", "ionice", "stdbuf", "trap",
+                             "sql", "select-string", "findstr", "where-object"})  # (an SQL statement: the SQL rules read it)
 
 
 # A console's commands in a heredoc (`mccommand <<EOF channel stop X EOF`) are read line by line; what
@@ -318,6 +335,7 @@ def _named_actions(inv: Invocation) -> VerbFinding | None:
     return None
 
 
+_NOUN_VERBS = frozenset({"failover", "switchover", "takeover", "disconnect", "down", "offline", "standby"})
 _MAINTENANCE = frozenset({"maint", "maintenance", "eligibility", "downtime", "silence"})  # switched off: back in service
 _DASH_ACTION = re.compile(r"^-[A-Za-z][a-z]{3,}(?:[A-Z][a-z]+)*$")  # -kill, -expunge, -deleteSnapshot, -Disable
 _DASH_VERBS = frozenset({"delete", "remove", "kill", "expunge", "purge", "destroy", "wipe", "erase", "drop", "disable",
@@ -444,10 +462,13 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
         return None  # disabling an account is offboarding (openings were let through above)
     if KEEPS & every or CACHES & every or ACCESS_ENTRIES & every:
         return None  # `wal-g delete retain FULL 7` keeps seven; `resolvectl flush-caches` empties a cache
+    reads = any(parts(w)[:1] and parts(w)[0] in READS for w in words)
     for word in words:
         split = parts(word)
         if not split or word.isupper():
             continue  # an upper-case word is a value or a keyword (`--action STOP`, SQL's DELETE)
+        if reads and split[0] in _NOUN_VERBS:
+            return None  # `storage failover show`, `cluster takeover status`: the verb names what is shown
         if split[0] in READS:
             return None  # `vault audit list`, `kubectl auth can-i delete`
         for verb in _verbs(word, split):

@@ -1,0 +1,38 @@
+"""What blind sets 37 (hosting, SQL Server logistics, DigitalOcean SaaS, Kafka/Flink, a hospital's Pacemaker/DRBD,
+Rook/Ceph, identity, Heroku e-commerce, an ISP, backup and storage) and 38 (GCP fintech, Vitess, a game
+publisher, a pharma lab, AWS media, a Kubernetes platform, Postgres DBAs, a utility, Elastic, macOS laptops)
+showed missing, in classes, with look-alikes."""
+
+from __future__ import annotations
+
+import pytest
+
+from guardrails import check_command
+from tests.guardrails.flagged import flagged as rules
+
+
+@pytest.mark.parametrize("command, rule", [
+    # a console's command given as a quoted argument, not through an option
+    ('dsmadmc -id=admin -password="$TSM_PW" "delete volume VOL0042 discarddata=yes"', "verb-destroys"),
+    ('dgmgrl sys@PROD "REMOVE DATABASE prod_stby"', "verb-destroys"),
+    ('mmcli "stop server api01"', "verb-takes-down"),
+    # failing over, switching over, taking over, hanging up, disconnecting
+    ("orchestrator-client -c force-master-failover -alias orders", "verb-takes-down"),
+    ("storage failover takeover -ofnode node-02", "verb-takes-down"),
+    ("repmgr -f /etc/repmgr.conf standby switchover --siblings-follow", "verb-takes-down"),
+])
+def test_warns(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    'git commit -m "delete the old exporter"',  # a message, not a command
+    "trap 'rm -rf \"$tmpdir\"' EXIT",  # a scratch directory cleaned up on exit
+    'db2 "DROP TABLE SESSION.RECON_WORK"',  # SQL: its own rules (a session table)
+    "Get-Content .\\purge.sql | Select-String 'DELETE FROM'",
+    'logger -t ops "stop requested for api01"',
+    "storage failover show",  # the verb names what is shown
+    "pcs status resources",
+])
+def test_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
