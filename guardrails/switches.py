@@ -304,11 +304,49 @@ _CREDENTIALS = frozenset({"token", "tokens", "login", "presign", "signurl", "sig
                           "cert", "issue", "key", "keys", "credentials", "auth", "secret-id", "approle"})
 
 
+# How long (or how many) a setting written as name=value or name = value keeps: `retention.ms=3600000`,
+# `binlog_expire_logs_seconds=3600`, `default_time_to_live = 3600`, `backup_keep_time = 3600`,
+# `backup_daily_retention=1`, `--retained-backups-count=1`; its unit is read from its name.
+_KEPT_NAME = re.compile(r"(?i)(?<![\w.-])([\w.-]*(?:retention|retain\w*|ttl|time[-_]to[-_]live|expire\w*|expiration|lifetime"
+                        r"|keep[-_]?time|max[-_]?age)[\w.-]*)[\"']?\s*[=:]\s*[\"']?(\d+(?:\.\d+)?)\s*([a-z]*)\b")
+_UNIT_IN_NAME = (("ms", 0.001), ("millis", 0.001), ("seconds", 1), ("secs", 1), ("sec", 1), ("minutes", 60),
+                 ("mins", 60), ("hours", 3600), ("days", 86400), ("day", 86400))
+_COUNTED = re.compile(r"(?i)count|cycles|versions|copies|backups|daily|weekly|number")
+
+
+def _kept_setting(inv: Invocation) -> str | None:
+    texts = [a for a in inv.args if "=" in a or ":" in a or " " in a]
+    texts += [inv.stdin] if inv.stdin_from == "literal" and inv.stdin else []
+    for text in texts:
+        for found in _KEPT_NAME.finditer(text):
+            if found.start() and text[found.start() - 1] in "?&":
+                continue  # a signed URL's own expiry (?X-Goog-Expires=21600)
+            name, number, unit = found.group(1), float(found.group(2)), found.group(3).lower()
+            if re.search(r"(?i)token|session|cache|lock|url|sign|password|cert|dns|record|ttl_seconds_after|health|lease",
+                         name) or (name.lower().endswith("ttl") and "message" not in name.lower() and "default" not in name.lower()):
+                continue  # a token's, a cache entry's or a DNS record's lifetime, not the data's
+            if _COUNTED.search(name) and not unit:
+                if number <= 1 and "retain" in name.lower() or number <= 1 and "retention" in name.lower():
+                    return found.group()  # keep one backup
+                continue
+            if unit in _SECONDS:
+                seconds = number * _SECONDS[unit]
+            else:
+                low = name.lower()
+                seconds = number * next((f for suffix, f in _UNIT_IN_NAME if low.endswith(suffix)), 1)
+            if 0 < seconds <= _DAY:
+                return found.group()
+    return None
+
+
 def retention_cut(inv: Invocation) -> str | None:
     """The setting that makes the system delete data within a day (or lifts its retention lock), or None."""
     vacuum = inv.program.lower() == "journalctl" and any(a.startswith("--vacuum-time") for a in inv.args)
     if (inv.program.lower() in _SHOWS and not vacuum) or _reads(inv) or _CREDENTIALS & {a.lower() for a in inv.args}:
         return None  # a token's, a signed URL's or a certificate's lifetime, not the data's
+    kept = _kept_setting(inv)
+    if kept:
+        return kept
     args = inv.args
     for i, arg in enumerate(args):
         name, eq, value = arg.partition("=")

@@ -169,10 +169,31 @@ _DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode"
 _URL = re.compile(r"^(?:https?://[^/\s]+|:\d*|localhost:\d+|[\w.-]+:\d+)(/[^\s#]*)?$", re.IGNORECASE)
 
 
+# An API told what to do by a named field: Kea's `{"command": "lease4-wipe"}`, PAN-OS's `?type=op&cmd=<request>
+# <shutdown>...` and `action=delete`, ksqlDB's `{"ksql": "DROP STREAM ..."}`.
+_COMMAND_FIELD = re.compile(r"""(?i)(?:"(?:command|cmd|action|operation|op|ksql|sql|statement)"\s*:\s*"([^"]+)"
+                            |(?:^|[?&\s])(?:cmd|command|action|op|operation)=([^&\s'"]+))""", re.VERBOSE)
+
+
+def _commanded(inv: Invocation) -> VerbFinding | None:
+    for arg in inv.args:
+        for found in _COMMAND_FIELD.finditer(arg):
+            value = found.group(1) or found.group(2)
+            words = [p for w in re.split(r"[\s<>/;,%()]+", value.lower()) if w for p in parts(w)]
+            verb = next((w for w in words[:6] if w in DESTROYS or w in TAKES_DOWN or w in ("restart", "reboot")), None)
+            if verb and not KEEPS & set(words) and not CACHES & set(words):
+                context = {p for a in inv.args for w in re.split(r"[\W_]+", a.lower()) if w for p in parts(w)}
+                return VerbFinding(_classify(verb, context) or "takes_down", value)
+    return None
+
+
 def http_effect(inv: Invocation) -> VerbFinding | None:
-    """What a writing HTTP call to an API does, read from its URL's path and query words."""
-    if inv.program.lower() not in HTTP_CLIENTS or _method(inv) not in HTTP_WRITES:
+    """What a writing HTTP call to an API does, read from its URL's path and query words (or, for any
+    method, from a field that names the command)."""
+    if inv.program.lower() not in HTTP_CLIENTS:
         return None
+    if _method(inv) not in HTTP_WRITES:
+        return _commanded(inv)
     granted = next((a for a in inv.args if _ADMIN_BODY.search(a) or _PUBLIC_BODY.search(a)), None)
     if granted:
         return VerbFinding("weakens_security", granted)
@@ -189,7 +210,7 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
             effect = API_VERBS.get(word) or _classify(word, every)
             if effect and not _scoped_body(inv, word):
                 return VerbFinding(effect, found.group(1))
-    return None
+    return _commanded(inv)
 
 
 # A body that makes someone an administrator (Grafana's `{"role":"Admin"}`), or maps everyone to a role.

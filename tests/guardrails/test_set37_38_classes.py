@@ -20,6 +20,17 @@ from tests.guardrails.flagged import flagged as rules
     ("orchestrator-client -c force-master-failover -alias orders", "verb-takes-down"),
     ("storage failover takeover -ofnode node-02", "verb-takes-down"),
     ("repmgr -f /etc/repmgr.conf standby switchover --siblings-follow", "verb-takes-down"),
+    # how long data is kept, written as a setting: its unit read from its name
+    ("kafka-configs.sh --alter --entity-type topics --entity-name clicks --add-config retention.ms=7200000",
+     "retention-cut"),
+    ('mysql -e "SET GLOBAL binlog_expire_logs_seconds=1800"', "retention-cut"),
+    ("cqlsh -e \"ALTER TABLE t.events WITH default_time_to_live = 600;\"", "retention-cut"),
+    ("whmapi1 backup_config_set backup_daily_retention=1", "retention-cut"),
+    # an API told what to do by a named field, whatever the method
+    ("curl -s -X POST -d '{\"command\":\"subnet4-del\",\"arguments\":{\"id\":7}}' http://kea:8000/", "verb-destroys"),
+    ('curl -sk "https://fw1/api/?type=op&cmd=<request><restart><system></system></restart></request>&key=$K"',
+     "verb-takes-down"),
+    ("curl -s -X POST http://ksqldb:8088/ksql -d '{\"ksql\":\"DROP TABLE totals;\"}'", "verb-destroys"),
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -33,6 +44,11 @@ def test_warns(command: str, rule: str) -> None:
     'logger -t ops "stop requested for api01"',
     "storage failover show",  # the verb names what is shown
     "pcs status resources",
+    "kafka-configs.sh --alter --entity-type topics --entity-name audit --add-config retention.ms=2592000000",  # 30 days
+    "curl -s 'https://storage.googleapis.com/b/o.tar.gz?X-Goog-Expires=3600&X-Goog-Signature=ab12'",
+    "redis-cli SET session:42 x EX 600",
+    'curl -sk "https://fw1/api/?type=op&cmd=<show><system><info></info></system></show>&key=$K"',
+    "curl -s -X POST -d '{\"command\":\"config-get\"}' http://kea:8000/",
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
