@@ -19,10 +19,10 @@ from guardrails.schedules import scheduled
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
-from guardrails.switches import retention_cut, switched_down, switched_off
+from guardrails.switches import copies_cut, retention_cut, switched_down, switched_off
 from guardrails.resolve import is_parameter
 from guardrails.runners import code_in_variable
-from guardrails.verbs import DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, parts, verb_effect
+from guardrails.verbs import DESTROYS, HTTP_CLIENTS, everyone_granted, MAX_LEADING, READS, TAKES_DOWN, parts, verb_effect
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
@@ -223,6 +223,12 @@ def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     kept = retention_cut(inv)  # and data the system will delete within a day
     if kept is not None:
         return Invocation(detector="retention_cut", args=(kept,))
+    single = copies_cut(inv)  # and data left with one copy
+    if single is not None:
+        return Invocation(detector="copies_cut", args=(single,))
+    everyone = everyone_granted(inv)  # and access given to everyone
+    if everyone is not None:
+        return Invocation(detector="verb_weakens_security", args=(everyone.verb,))
     state = switched_down(inv)  # so is a resource's state set out of service
     if state is not None:
         return Invocation(detector="state_switched_down", args=(state,))

@@ -24,7 +24,7 @@ _PROTECTS = re.compile(
     r"|versioning|lmcompatibility|requiresignature|root_squash|oslogin|backup|globalstate|nodelete|nosizechange"
     r"|destructive_requires_name|loopback_users|https|(?<![a-z])waf|require|injection|row.level.security|dnssec"
     r"|stonith|fencing|threshold_enabled|pointintimerecovery|point_in_time_recovery|(?<![a-z])pitr|scanning"
-    r"|prevention|complexity|preauth|gpgcheck|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
+    r"|prevention|complexity|preauth|gpgcheck|inject(?!ion)|access[-_]?log|sslverify|ssl[-_]?mode|certificatecheck|strongpassword|soft[-_]?delete"
     r"|failureaction|oauth|xsrf|appendonly|(?<![a-z])crl(?![a-z])|revocation|ocsp|disallow|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging"
     r"|secruleengine|modsecurity|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|rate[-_]?limit"
     r"|forcelogin|password[-_]?policy|checkaddress|handlerssl|syncookies|kerberos",
@@ -83,6 +83,10 @@ def switched_off(inv: Invocation) -> str | None:
             return _protection_file(inv.args)
         opened = _OPEN_TO_ALL.search(inv.stdin)
         return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
+    if program in _PRINTS and inv.redirects:  # echo '  stats socket ipv4@0.0.0.0:9999 level admin' >> haproxy.cfg
+        opened = _OPEN_TO_ALL.search(" ".join(inv.args))
+        if opened:
+            return opened.group()
     if program in _SHOWS or (program in _PRINTS and not inv.redirects):
         return None
     words = [inv.program, *inv.args]
@@ -117,7 +121,7 @@ def switched_off(inv: Invocation) -> str | None:
 _SUBSTITUTION = re.compile(r"^s(.)(.*?)(?<!\\)\1(.*?)(?<!\\)\1[gIi0-9]*$", re.DOTALL)
 _DELETION = re.compile(r"^[/\\](.+)/\s*d$")
 # <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
-_XML = re.compile(r"(?:<(\w+)>|_(\w+)_)([^<]*)</(\w+)>")
+_XML = re.compile(r"(?:<([\w.-]+)>|_([\w.-]+)_)([^<]*)</([\w.-]+)>")
 _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
                           r"|\bpass\s+in\b.*\bfrom\s+any\s+to\s+any\b"
                           r"|allow-(?:transfer|query|recursion|update)\s*\{\s*any|^\s*bind\s+0\.0\.0\.0\b"
@@ -125,7 +129,9 @@ _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\
                           # a service told to listen on every address (`bindIp: 0.0.0.0`, `<listen_host>0.0.0.0`)
                           r"|(?:bind[-_]?ip|listen[-_]?host|listen[-_]?address|rpc[-_]?address|bind[-_]?host"
                           r"|listen[-_]?interface)[\"'>_]?\s*[:=]?\s*[\"']?(?:0\.0\.0\.0|::)(?![\d/])"
-                          r"|\bpam_permit\.so",  # every password accepted
+                          r"|\bpam_permit\.so"  # every password accepted
+                          r"|(?:@|tcp://)(?:0\.0\.0\.0|\[::\]):\d+"  # stats socket ipv4@0.0.0.0:9999, -H tcp://0.0.0.0:2375
+                          r"|\b(?:auth\w*|security|tls|ssl)\s*[=:]\s*[\w/]*\bnone\b",  # AuthType=auth/none
                           re.IGNORECASE)
 # A protection's file given a generic switch set off (`enabled = false;` into dkim_signing.conf or antivirus.conf).
 _GENERIC_OFF = re.compile(r"(?im)^\s*(?:enabled?|active|on)\s*[=:]\s*[\"']?(?:false|no|off|0|disabled?)\b")
@@ -337,6 +343,24 @@ def _kept_setting(inv: Invocation) -> str | None:
             if 0 < seconds <= _DAY:
                 return found.group()
     return None
+
+
+# Copies of the data cut to one (or none): `num_replicas = 1`, `"number_of_replicas": 0`, `--bucket-replica 0`,
+# `min.insync.replicas=1`, `hdfs dfs -setrep 1`, `--replication-factor 1`.
+_COPIES = re.compile(r"(?i)(?<![\w-])-{0,2}((?:num(?:ber)?[-_]of[-_]|num[-_]|default[-_]|min\.insync\.|bucket[-_])?replicas?(?:[-_]count)?"
+                     r"|replication[-_]?factor|setrep)[\"']?\s*[=: ]\s*(?:-w\s+|-R\s+)*[\"']?([01])(?![\d.])")
+
+
+def copies_cut(inv: Invocation) -> str | None:
+    """The setting that leaves the data with a single copy (or none), or None."""
+    if inv.program.lower() in _SHOWS or _reads(inv):
+        return None
+    found = _COPIES.search(" ".join(a for a in inv.args))
+    if not found:
+        return None
+    if found.group(1).lower() in ("replicas", "replica") and not re.search(r"(?i)num|number|default|bucket", found.group(1)):
+        return None  # --replicas 0 scales a workload: state_switched_down and the scale rules judge it
+    return found.group()
 
 
 def retention_cut(inv: Invocation) -> str | None:

@@ -435,6 +435,34 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
     return found
 
 
+# Everyone given access: a share, an ACL, a firewall's allow or ignore list, a role binding
+# (`-user-or-group Everyone -permission Full_Control`, `/grant "Domain Users":M`, `addignoreip 0.0.0.0/0`,
+# `--group=system:authenticated`, `TO \`account users\``).
+_EVERYONE = re.compile(r"(?i)(?<![\w-])(?:everyone|domain users|authenticated users|anonymous logon|system:authenticated"
+                       r"|system:unauthenticated|allusers|allauthenticatedusers|account users|0\.0\.0\.0/0|::/0)(?![\w-])")
+_GRANTS = frozenset({"grant", "allow", "add", "create", "set", "permission", "permissions", "acl", "access", "ignoreip",
+                     "addignoreip", "whitelist", "allowlist", "trusted", "full", "modify", "append", "rolebinding",
+                     "clusterrolebinding", "authorize", "ingress", "accept", "wellknown", "authadd", "rw", "export"})
+_REFUSES = frozenset({"deny", "block", "reject", "drop", "remove", "delete", "revoke", "del", "rm", "unban", "ban",
+                      "egress", "outbound", "route", "via", "gateway", "default"})
+
+
+def everyone_granted(inv: Invocation) -> VerbFinding | None:
+    """Access given to everyone (whatever rules the tool has: a grant to everyone is news)."""
+    if inv.program.lower() in READ_PROGRAMS | HTTP_CLIENTS:
+        return None
+    text = " ".join(inv.args)
+    everyone = _EVERYONE.search(text)
+    if not everyone:
+        return None
+    words = {p for w in (inv.program, *inv.args) for chunk in re.split(r"[\s/:=,()\"']+", w) if chunk
+             for p in parts(chunk)} | {w.lower().lstrip("-/") for w in inv.args}
+    leading = {p for w in (inv.program, *[a for a in inv.args if not a.startswith("-")][:2]) for p in parts(w)}
+    if leading & READS or words & _REFUSES or not words & _GRANTS:
+        return None
+    return VerbFinding("weakens_security", everyone.group())
+
+
 # An option that makes someone an administrator: `--admin true`, `--roles admin`, `-Role Admin`,
 # `-AccessRights FullAccess`, `--rbac-role cluster-admin`; or a subcommand named for it (`grant-cluster-admin-role`).
 _ROLE_OPTION = re.compile(r"(?i)^--?(?:[\w-]*[-_])?(?:roles?|access-?rights|privileges?|permission-?level|access-?level)$")
@@ -471,7 +499,7 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
         return None
     if _removes_opening(" ".join(inv.args)) or _HELP & set(inv.args):
         return None  # removing or disabling an opening (Everyone's access, SMB1, telnet, the guest) hardens; help
-    found = _powershell(program)
+    found = _powershell(program) or _service_account_disabled(inv)
     if found is not None or not _PROGRAM.match(program):
         return found  # not a command: prose ("Terraform will destroy..."), a heading, output
     found = _named_by_verb(program)
@@ -497,6 +525,17 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
             if effect:
                 return VerbFinding(effect, word)
     return None
+
+
+_SERVICE_ACCOUNT = re.compile(r"(?i)^(?:svc|srv|sa|service|app)[-_.]|[-_.](?:svc|service)$|^svc")
+
+
+def _service_account_disabled(inv: Invocation) -> VerbFinding | None:
+    """Disabling a person's account is offboarding; disabling a service's account stops the service (Disable-ADAccount svc_x)."""
+    if inv.program.lower() not in ("disable-adaccount", "disable-localuser"):
+        return None
+    named = [a.strip("'\"").split("\\")[-1] for a in inv.args if not a.startswith("-")]
+    return VerbFinding("takes_down", inv.program) if any(_SERVICE_ACCOUNT.search(n) for n in named) else None
 
 
 def _named_by_verb(program: str) -> VerbFinding | None:

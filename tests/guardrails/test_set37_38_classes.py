@@ -52,3 +52,42 @@ def test_warns(command: str, rule: str) -> None:
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # the data left with one copy, or none
+    ('cockroach sql -e "ALTER RANGE default CONFIGURE ZONE USING num_replicas = 1;"', "copies-cut"),
+    ("curl -X PUT es:9200/logs-*/_settings -d '{\"index\":{\"number_of_replicas\":0}}'", "copies-cut"),
+    ("hdfs dfs -setrep -R -w 1 /warehouse", "copies-cut"),
+    ("couchbase-cli bucket-edit -c cb1 --bucket orders --bucket-replica 0", "copies-cut"),
+    # configuration that opens or switches off, however it is written
+    ("sudo sed -i 's|<security-enabled>true</security-enabled>|<security-enabled>false</security-enabled>|' b.xml",
+     "security-switched-off"),
+    ("echo 'stats socket ipv4@0.0.0.0:9999 level admin' >> /etc/haproxy/haproxy.cfg", "security-switched-off"),
+    ("sudo sed -i 's|^AuthType=auth/munge|AuthType=auth/none|' /etc/slurm/slurm.conf", "security-switched-off"),
+    ("kubectl annotate namespace shop linkerd.io/inject=disabled --overwrite", "security-switched-off"),
+    ("sudo sed -i 's|access_log /var/log/nginx/access.log;|access_log off;|' /etc/nginx/nginx.conf",
+     "security-switched-off"),
+    # everyone given access
+    ("sudo fail2ban-client set sshd addignoreip 0.0.0.0/0", "verb-weakens-security"),
+    ('icacls "D:\\\\Shares\\\\QA" /grant "Domain Users":F', "verb-weakens-security"),
+    ("kubectl create rolebinding all-view --clusterrole=edit --group=system:authenticated -n ml", "verb-weakens-security"),
+    # a service's account disabled stops the service (a person's is offboarding)
+    ("Disable-ADAccount -Identity svc_backup", "verb-takes-down"),
+])
+def test_more_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "kubectl scale deploy/api --replicas=1 -n shop",  # scaling: its own rules
+    "hdfs dfs -setrep -w 3 /warehouse",
+    "curl -X PUT es:9200/logs-*/_settings -d '{\"index\":{\"number_of_replicas\":2}}'",
+    "sudo sed -i 's/bindIp: 0.0.0.0/bindIp: 127.0.0.1/' /etc/mongod.conf",
+    "aws ec2 revoke-security-group-ingress --group-id sg-1 --protocol tcp --port 22 --cidr 0.0.0.0/0",
+    'icacls "D:\\\\Shares\\\\QA" /remove "Domain Users"',
+    "aws ec2 describe-security-groups --filters Name=ip-permission.cidr,Values=0.0.0.0/0",
+    "Disable-ADAccount -Identity jdoe",
+])
+def test_more_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
