@@ -1,6 +1,6 @@
 """SQL statements classified with sqlglot: which destructive kind each statement is.
 
-Kinds: drop_database, drop_table, drop_other, truncate, delete_all, delete_where (sessions, caches, scratch),
+Kinds: drop_database, drop_table, drop_access (policies, publications, warehouses), drop_other, truncate, delete_all, delete_where (sessions, caches, scratch),
 delete_rows (any other table's rows), update_all, update_where (sessions, caches, scratch), update_rows (any
 other table's rows), alter_drop, and call:<function> for every function called. Statements sqlglot
 cannot parse fall back to its tokenizer (comments and strings are still understood). What DBAs know
@@ -28,8 +28,17 @@ SQL_START = frozenset({
 })
 # Statements whose first word is also a shell command (shutdown, set): SQL only when written in capitals.
 SQL_START_CAPITALS = frozenset({"SHUTDOWN", "SET", "RESTORE", "BACKUP", "KILL", "IMPORT", "LOAD", "QUIESCE"})
-_DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE"}  # a Cassandra keyspace is its database
-_TABLE_KINDS = {"TABLE", "MEASUREMENT", "SERIES", "COLUMNFAMILY"}  # InfluxQL measurements hold a table's points
+_DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE", "TABLESPACE", "CATALOG"}  # a Cassandra keyspace is its database
+_TABLE_KINDS = {"TABLE", "MEASUREMENT", "SERIES", "COLUMNFAMILY", "STREAM", "COLLECTION"}  # (InfluxQL, ksqlDB, N1QL)
+# What clients stand on: a row-level policy, a publication or subscription feeding replication, a warehouse queries
+# run on. Dropping an index, a view or a function loses a definition a script recreates; dropping a login or a
+# role takes access away (mostly an old account's: it hardens).
+_ACCESS_KINDS = {"POLICY", "PUBLICATION", "SUBSCRIPTION", "WAREHOUSE", "SHARE"}
+
+
+def _drop_kind(kind: str) -> str:
+    return ("drop_database" if kind in _DATABASE_KINDS else "drop_table" if kind in _TABLE_KINDS
+            else "drop_access" if kind in _ACCESS_KINDS else "drop_other")
 _WORD = re.compile(r"[A-Za-z_][\w.]*")
 
 
@@ -104,7 +113,7 @@ def _scoped(node: exp.Expression) -> bool:
 def _node_kinds(node: exp.Expression) -> set[str]:
     if isinstance(node, exp.Drop) and not isinstance(node.parent, exp.Alter):
         kind = str(node.args.get("kind") or "").upper()
-        return {"drop_database" if kind in _DATABASE_KINDS else "drop_table" if kind in _TABLE_KINDS else "drop_other"}
+        return {_drop_kind(kind)}
     if isinstance(node, exp.TruncateTable):
         return {"truncate"}
     if isinstance(node, exp.Delete):
@@ -133,8 +142,7 @@ def _token_kinds(statement: str) -> set[str]:
     head, rest = words[0], words[1:]
     if head == "DROP":
         target = rest[0] if rest else ""
-        return {"drop_database" if target in _DATABASE_KINDS else "drop_table" if target in _TABLE_KINDS
-                else "drop_other"}
+        return {_drop_kind(target)}
     if head == "TRUNCATE":
         return {"truncate"}
     if head in ("DELETE", "UPDATE"):
@@ -156,6 +164,8 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*ALTER\s+DATABASE\s+OPEN\s+RESETLOGS\b|^\s*ALTER\s+DATABASE\s+CLEAR\s+UNARCHIVED\s+LOGFILE\b",
      "logs_purged"),  # Oracle: the redo not yet archived is thrown away
     (r"^\s*FLUSH\s+TABLES\s+WITH\s+READ\s+LOCK\b", "writes_blocked"),
+    (r"\bpg_terminate_backend\s*\(\s*\w+\s*\)(?!.*\bidle\b).*\bFROM\b", "sessions_terminated"),  # every session a
+    # query finds (not idle ones, idle in transaction for too long: hygiene)
     (r"^\s*SET\s+(?:GLOBAL|PERSIST)\s+(?:super_read_only|read_only|offline_mode)\s*=\s*(?:ON|1|TRUE)\b", "writes_blocked"),
     (r"^\s*REINDEX\s+(?:\([^)]*\)\s*)?(?:DATABASE|SYSTEM|SCHEMA|TABLE)\s+(?!CONCURRENTLY)", "table_locked"),
     (r"^\s*RESTORE\s+(?:DATABASE|LOG|DB)\b.*\bREPLACE\b", "restored_over"),

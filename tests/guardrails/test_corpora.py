@@ -97,8 +97,9 @@ def test_real_runbooks_have_no_block_and_every_warning_is_destructive() -> None:
     # then any service stopped (chef-client on a fleet, haproxy, patroni), a datastore restarted (pgbouncer,
     # influxdb, any other service: teleport, thanos-compact), recursive deletes outside scratch areas (a
     # Patroni data directory, uploads.old), a superuser created (CREATE USER "gitlab-superuser" ... SUPERUSER),
-    # every file of a non-scratch directory deleted by find or a wildcard (/var/log/gitlab, conf.d/db-replica*)
-    assert 5 <= len(warnings) <= 115
+    # every file of a non-scratch directory deleted by find or a wildcard (/var/log/gitlab, conf.d/db-replica*);
+    # then guessable passwords in CREATE USER examples (hunter1, pass1) and a replication slot dropped
+    assert 5 <= len(warnings) <= 118
     # a warning destroys something, runs code nobody reviewed (curl ... | bash in one runbook),
     # weakens security (the bastions' ssh config turns StrictHostKeyChecking off) or runs a file
     # the runbook does not show (`psql < backup-roles.sql`, `gitlab-psql ... < rebuild_indexes.sql`)
@@ -130,6 +131,7 @@ def test_example_runbooks_findings() -> None:
         ("node-not-ready.md", "systemctl-restart-datastore"),  # containerd: every container on the node restarts
         ("postgres-replication-lag.md", "systemctl-restart-datastore"),  # patroni: the member restarts its postgres
         ("postgres-replication-lag.md", "verb-takes-down"),  # "never trigger `patronictl failover`": it would
+        ("postgres-replication-lag.md", "sql-replication-changed"),  # the slot's standby can no longer catch up
     }
     assert not any(severity == "block" for pairs in found.values() for _, severity in pairs)
     infos = {rule for pairs in found.values() for rule, severity in pairs if severity == "info"}

@@ -91,3 +91,27 @@ def test_more_classes_warn(command: str, rule: str) -> None:
 ])
 def test_more_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("statement, rule", [
+    ("DROP PUBLICATION billing_cdc;", "sql-drop-access"),
+    ("DROP POLICY tenant_isolation ON invoices;", "sql-drop-access"),
+    ("DROP WAREHOUSE LOADING_WH;", "sql-drop-access"),
+    ("DROP TABLESPACE TS_CLAIMS_DATA", "sql-drop-database"),
+    ("DROP STREAM payments_enriched DELETE TOPIC;", "sql-drop-table"),
+    ("SELECT pg_drop_replication_slot('standby_eu');", "sql-replication-changed"),
+    ("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'billing';", "sql-sessions-terminated"),
+])
+def test_sql_that_clients_stand_on_warns(statement: str, rule: str) -> None:
+    assert rule in rules(statement), check_command(statement)
+
+
+@pytest.mark.parametrize("statement", [
+    "DROP INDEX CONCURRENTLY index_users_on_email_old;",  # a definition a migration recreates
+    "DROP ROLE IF EXISTS incident_admin;",  # access taken away
+    "SELECT pg_terminate_backend(12345);",  # one stuck session
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction'"
+    " AND now() - state_change > interval '10 minutes';",
+])
+def test_sql_look_alikes_stay_quiet(statement: str) -> None:
+    assert not rules(statement), check_command(statement)
