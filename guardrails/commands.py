@@ -162,6 +162,8 @@ def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
     policy = policy or default_policy()
     found = invocations(command, policy)
     best = _matched(found, policy)
+    if all(r.severity == "info" for r in best.values()):  # (a rule's info verdict does not hide a setting or an unknown)
+        best.update(_matched([v for inv in found if (v := _beyond_rules(inv, policy)) is not None], policy))
     if not best:
         best = _matched([v for inv in found if (v := _by_verb(inv, policy)) is not None], policy)
     rules = sorted(best.values(), key=lambda r: rank(r.severity))
@@ -213,8 +215,24 @@ def _matched(found: list[Invocation], policy: Policy) -> dict[str, Rule]:
 
 
 def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
-    """For a command no rule knows: a protection switched off by its setting (guardrails/switches.py),
-    else what its verb deletes, stops or disables (guardrails/verbs.py)."""
+    """For a command no rule knows: what its verb deletes, stops or disables (guardrails/verbs.py), when no
+    rule for the tool looked at it."""
+    if inv.detector or inv.sql or inv.program in PREFIXES or _dry_run(inv, policy):
+        return None
+    if inv.program not in HTTP_CLIENTS and _considered(inv, policy):  # an HTTP client's rules judge its DELETEs
+        return None
+    found = verb_effect(inv)
+    if found is None:
+        return None
+    detector = {"destroys_data": "verb_destroys", "takes_down": "verb_takes_down"}.get(found.effect,
+                                                                                    "verb_weakens_security")
+    return Invocation(detector=detector, args=(found.verb,))
+
+
+def _beyond_rules(inv: Invocation, policy: Policy) -> Invocation | None:
+    """What no rule needs to know the tool for: a protection switched off by its setting, data kept a day or
+    less or left with one copy, access given to everyone, a state set out of service (guardrails/switches.py),
+    or an action that is not on the line (a variable, code handed over in one, a console fed a file)."""
     if inv.detector or inv.sql or inv.program in PREFIXES or _dry_run(inv, policy):
         return None
     setting = switched_off(inv)  # whatever a rule for the tool looked at, a protection switched off is news
@@ -237,14 +255,18 @@ def _by_verb(inv: Invocation, policy: Policy) -> Invocation | None:
     unseen = code_in_variable(inv)
     if unseen is not None:
         return Invocation(program=inv.program, detector=unseen)
-    if inv.program not in HTTP_CLIENTS and _considered(inv, policy):  # an HTTP client's rules judge its DELETEs
-        return None
-    found = verb_effect(inv)
-    if found is None:
-        return None
-    detector = {"destroys_data": "verb_destroys", "takes_down": "verb_takes_down"}.get(found.effect,
-                                                                                    "verb_weakens_security")
-    return Invocation(detector=detector, args=(found.verb,))
+    if _generated_deleted(inv):
+        return Invocation(program=inv.program, detector="manifests_deleted")
+    return None
+
+
+def _generated_deleted(inv: Invocation) -> bool:
+    """`kustomize build overlays/prod | kubectl delete -f -`, `linkerd uninstall | kubectl delete -f -`: every
+    resource another program's manifests list is deleted (a whole application or control plane)."""
+    if inv.program not in ("kubectl", "oc") or "delete" not in inv.args or inv.stdin_from != "program":
+        return False
+    return any(a in ("-f", "--filename") and n + 1 < len(inv.args) and inv.args[n + 1] == "-" or a == "--filename=-"
+               for n, a in enumerate(inv.args))
 
 
 def _substituted(word: str) -> bool:

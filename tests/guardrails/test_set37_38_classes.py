@@ -115,3 +115,23 @@ def test_sql_that_clients_stand_on_warns(statement: str, rule: str) -> None:
 ])
 def test_sql_look_alikes_stay_quiet(statement: str) -> None:
     assert not rules(statement), check_command(statement)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # a rule's info verdict does not hide an action that is not on the line
+    ("for ns in $(kubectl get ns -o name | grep -v kube-); do kubectl delete $ns; done", "opaque-command"),
+    # everything another program's manifests list, deleted
+    ("helm template payments charts/payments | kubectl delete -f -", "manifests-deleted"),
+    ("istioctl manifest generate --set profile=default | kubectl delete --filename=-", "manifests-deleted"),
+])
+def test_beyond_rules_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "kustomize build overlays/prod | kubectl delete --dry-run=server -f -",
+    "kubectl delete pod api-7d9f8 -n shop",
+    "kustomize build overlays/prod | kubectl diff -f -",
+])
+def test_beyond_rules_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
