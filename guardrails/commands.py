@@ -22,7 +22,7 @@ from guardrails.streams import literal_output
 from guardrails.switches import copies_cut, retention_cut, switched_down, switched_off
 from guardrails.resolve import is_parameter
 from guardrails.runners import code_in_variable
-from guardrails.verbs import DESTROYS, HTTP_CLIENTS, everyone_granted, MAX_LEADING, READS, TAKES_DOWN, parts, verb_effect
+from guardrails.verbs import DESTROYS, HTTP_CLIENTS, device_opened, everyone_granted, MAX_LEADING, READS, TAKES_DOWN, parts, verb_effect
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
@@ -244,6 +244,9 @@ def _beyond_rules(inv: Invocation, policy: Policy) -> Invocation | None:
     single = copies_cut(inv)  # and data left with one copy
     if single is not None:
         return Invocation(detector="copies_cut", args=(single,))
+    opened = device_opened(inv)  # and a device opened (telnet on, an empty admin password)
+    if opened is not None:
+        return Invocation(detector="verb_weakens_security", args=(opened,))
     everyone = everyone_granted(inv)  # and access given to everyone
     if everyone is not None:
         return Invocation(detector="verb_weakens_security", args=(everyone.verb,))

@@ -226,6 +226,8 @@ def code_in_variable(inv: Invocation) -> str | None:
     """`opaque_command` when a tool is handed code or a command in a variable, `unseen_script` when a console
     is fed a file; None otherwise (the tool's own rules and verbs judge it)."""
     program = inv.program.lower()
+    if program in ("/import", "import") and any(a.startswith("file-name=") for a in inv.args):
+        return "unseen_script"  # RouterOS runs the script file's commands
     if program in _TEXT_PROGRAMS | READ_PROGRAMS | _CHECKERS or inv.program in SHELLS or language(inv.program) \
             or program.startswith(_POWERSHELL_OUTPUT):
         return None  # shells and interpreters: run() reads their code

@@ -385,7 +385,15 @@ _DEVICE_DOWN = re.compile(r"(?i)^(?!no\s)(?:.*\s)?shutdown$|^no\s+(?:router|neig
 _DEVICE_OPENS = re.compile(r"(?i)^set\s+system\s+services\s+(?:telnet|ftp|http)\b|\broot-login\s+allow\b"
                            r"|^username\s+\S+.*\bnopassword\b|^no\s+(?:ip\s+|ipv6\s+)?access-(?:group|class|list)\b"
                            r"|^no\s+logging\s+(?:host|server|\d)|^no\s+aaa\s|^no\s+service\s+password-encryption"
-                           r"|^no\s+(?:ip\s+)?ssh\s+(?:server\s+)?(?:version\s+2|authentication)|^ip\s+http\s+server$")
+                           r"|^no\s+(?:ip\s+)?ssh\s+(?:server\s+)?(?:version\s+2|authentication)|^ip\s+http\s+server$"
+                           # RouterOS: `/ip service enable telnet`, `/user set admin password=""`
+                           r"|\bservice\s+enable\s+(?:telnet|ftp|www|api)\b|\bpassword=(?:\"\"|''|$)")
+
+
+def device_opened(inv: Invocation) -> str | None:
+    """A device configuration line that opens the device, however the line reached us (RouterOS over ssh too)."""
+    found = _DEVICE_OPENS.search(" ".join((inv.program.lstrip("/"), *inv.args)))
+    return found.group() if found else None
 
 
 def _device_line(line: str) -> VerbFinding | None:
@@ -421,6 +429,9 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
     command its console option carries, an action an option names, a method the code calls)."""
     if re.fullmatch(r"/[a-z][a-z-]*", inv.program):  # RouterOS: /ip route remove [find ...]
         inv = replace(inv, program=inv.program[1:])
+        opened = _DEVICE_OPENS.search(" ".join((inv.program, *inv.args)))
+        if opened:
+            return VerbFinding("weakens_security", opened.group())
     found = _verb_effect(inv)
     if found is None and inv.program in _DEVICE_WORDS:
         found = _device_line(" ".join((inv.program, *inv.args)))

@@ -135,3 +135,32 @@ def test_beyond_rules_warn(command: str, rule: str) -> None:
 ])
 def test_beyond_rules_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # IBM MQ's commands through runmqsc: channels deleted, listeners stopped, queues disabled, security lifted
+    ("echo \"DELETE CHANNEL(TO.PARTNER)\" | runmqsc QM1", "mq-admin-change"),
+    ("echo \"STOP LISTENER(QM1.LSTR)\" | runmqsc QM1", "mq-admin-change"),
+    ("echo \"ALTER QLOCAL(ORDERS.IN) PUT(DISABLED)\" | runmqsc QM1", "mq-admin-change"),
+    ("echo \"ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) CHCKCLNT(NONE)\" | runmqsc QM1",
+     "mq-admin-change"),
+    ("echo \"SET CHLAUTH('*') TYPE(BLOCKUSER) USERLIST('nobody')\" | runmqsc QM1", "mq-admin-change"),
+    # RouterOS over ssh, and trust files that let every host in
+    ("ssh admin@edge1 '/ip service enable telnet'", "verb-weakens-security"),
+    ("ssh admin@edge1 '/user set admin password=\"\"'", "verb-weakens-security"),
+    ("ssh admin@edge1 '/import file-name=change.rsc'", "unseen-script"),
+    ('echo "+ +" >> /root/.rhosts', "security-switched-off"),
+])
+def test_consoles_and_trust_files_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "echo \"DISPLAY CHANNEL(TO.PARTNER) ALL\" | runmqsc QM1",
+    "echo 'RESET CHANNEL(TO.PARTNER)' | runmqsc QM1",  # resynchronises with the partner
+    "ssh admin@edge1 '/ip service print'",
+    "ssh admin@edge1 '/export file=backup-2024'",
+    "ip route show",
+])
+def test_consoles_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
