@@ -59,9 +59,23 @@ def _named(program: str, patterns: tuple[str, ...]) -> bool:
 _HELP_WORDS = frozenset({"help", "-usage", "--usage", "-help", "/?", "-?"})
 
 
+_DRY_RUNS: dict[tuple[int, Invocation], tuple[Policy, bool]] = {}  # (the policy is kept so its id is not reused)
+
+
 def _dry_run(inv: Invocation, policy: Policy) -> bool:
     """A dry-run flag: one every program reads so (--dry-run), or this program's own (rsync -n); or a
-    request for the tool's help on a verb (`nodetool help decommission`, `aws rds delete-db-cluster help`)."""
+    request for the tool's help on a verb (`nodetool help decommission`, `aws rds delete-db-cluster help`).
+    Memoised: every rule asks it of every command."""
+    key = (id(policy), inv)
+    known = _DRY_RUNS.get(key)
+    if known is None or known[0] is not policy:
+        if len(_DRY_RUNS) >= 4096:
+            _DRY_RUNS.clear()
+        known = _DRY_RUNS[key] = (policy, _rehearses(inv, policy))
+    return known[1]
+
+
+def _rehearses(inv: Invocation, policy: Policy) -> bool:
     if _any(inv.args, policy.dry_run_flags) or (inv.program and _HELP_WORDS.intersection(inv.args[:5])):
         return True
     own = [f for pattern, flags in policy.program_dry_run_flags.items() if _named(inv.program, (pattern,))
