@@ -112,8 +112,10 @@ SQL_CARRIERS: dict[str, tuple[frozenset[str], str | None]] = {  # database clien
     "hdbsql": (frozenset(), None), "dgmgrl": (frozenset(), None),
     "gcloud": (frozenset({"--sql", "--ddl"}), None),  # spanner databases execute-sql / ddl update; sql connect <<< SQL
     "dbaccess": (frozenset(), None), "sqlexp": (frozenset({"-command"}), None),  # Informix (stdin), Progress OpenEdge
+    "zowe": (frozenset({"-q", "--query"}), None),  # zowe db2 execute sql --query "..." (Db2 for z/OS)
 }
-SQL_GATES = {"gcloud": ({"execute-sql"}, {"ddl"}, {"sql", "connect"})}  # the words that make the tool a SQL client
+SQL_GATES = {"gcloud": ({"execute-sql"}, {"ddl"}, {"sql", "connect"}),  # the words that make the tool a SQL client
+             "zowe": ({"db2", "execute", "sql"},)}
 SQL_FILES: dict[str, frozenset[str]] = {  # options naming a file of statements to run (sqlplus: @FILE)
     "psql": frozenset({"-f", "--file"}), "gitlab-psql": frozenset({"-f", "--file"}),
     "ysqlsh": frozenset({"-f", "--file"}), "vsql": frozenset({"-f", "--file"}), "usql": frozenset({"-f", "--file"}),

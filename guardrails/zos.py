@@ -26,14 +26,14 @@ def zos_command(inv: Invocation) -> list[Invocation] | None:
         text = spoken[0] if spoken else " ".join(words)
     elif inv.program == "zowe":
         for path, found in _ZOWE.items():
-            if tuple(words[:3]) == path and len(words) > 3:
-                kind, text = found, words[3]
+            if tuple(words[:3]) == path and (len(words) > 3 or spoken):  # "-DB2P STOP DB2": spoken, dash first
+                kind, text = found, spoken[0] if spoken else words[3]
         if tuple(words[:2]) == ("zos-jobs", "submit") and words[2:3] and words[2] in (
                 "local-file", "lf", "data-set", "ds", "uss-file", "uf"):
             return [Invocation(program=inv.program, detector="unseen_script")]
     if kind is None or not text:
         return None
     tokens = _WORDS.findall(text.strip())
-    if kind == "MVS" and tokens and tokens[0].startswith("-"):  # -DB2P STOP DB2: a subsystem's command prefix
-        tokens = ["SUBSYS", *tokens[1:]]
+    if kind == "MVS" and tokens and tokens[0].startswith("-"):  # -DB2P STOP DB2: a subsystem's command prefix,
+        tokens = tokens[1:]  # then the subsystem's own command (STOP, TERM, CLEAR, DISPLAY)
     return [Invocation(program=kind, args=tuple(tokens))] if tokens else None

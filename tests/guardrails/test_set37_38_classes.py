@@ -164,3 +164,25 @@ def test_consoles_and_trust_files_warn(command: str, rule: str) -> None:
 ])
 def test_consoles_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # z/OS through Zowe: a subsystem's own command after its prefix, CICS through CEMT, Db2 for z/OS statements
+    ('zowe zos-console issue command "-DB2P STOP DB2 MODE(FORCE)"', "zos-task-stopped"),
+    ('zowe zos-console issue command "-MQP1 CLEAR QLOCAL(ORDERS.IN)"', "zos-task-stopped"),
+    ('zowe zos-console issue command "-DB2P START DATABASE(DB1) SPACENAM(TS1) ACCESS(FORCE)"', "zos-access-forced"),
+    ('zowe zos-console issue command "F CICSPRD1,CEMT SET FILE(ORDERS) CLOSED DISABLED"', "zos-cics-changed"),
+    ('zowe db2 execute sql --query "DROP TABLESPACE DB1.TS1"', "sql-drop-database"),
+])
+def test_zos_through_zowe_warns(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    'zowe zos-console issue command "-DB2P DISPLAY UTILITY(*)"',
+    'zowe zos-console issue command "-MQP1 DISPLAY QLOCAL(ORDERS.IN) CURDEPTH"',
+    'zowe zos-console issue command "F CICSPRD1,CEMT INQUIRE FILE(ORDERS)"',
+    'zowe db2 execute sql --query "SELECT COUNT(*) FROM DB1.ORDERS"',
+])
+def test_zos_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
