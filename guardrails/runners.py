@@ -23,7 +23,8 @@ from guardrails.shell import parse_shell, program_name
 from guardrails.streams import decodes, is_fetch, output_of
 from guardrails.verbs import COMMAND_OPTIONS, READ_PROGRAMS, READS, leading_words, parts
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh", "ksh93"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh", "ksh93",
+                    "qsh"})  # (IBM i's QShell)
 SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 SOURCES = frozenset({"source", "."})
 SCHEDULERS = frozenset({"at", "batch"})

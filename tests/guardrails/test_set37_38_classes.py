@@ -186,3 +186,24 @@ def test_zos_through_zowe_warns(command: str, rule: str) -> None:
 ])
 def test_zos_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # IBM i: QShell runs CL and Db2 like any shell; records replaced, journaling stopped, receivers deleted
+    ("qsh -c 'system \"CLRPFM FILE(APP/ORDERS) MBR(*ALL)\"'", "ibmi-objects-deleted"),
+    ('system "CPYF FROMFILE(TEST/ROSTER) TOFILE(PROD/ROSTER) MBROPT(*REPLACE)"', "ibmi-data-replaced"),
+    ('system "ENDJRNPF FILE(PROD/*ALL) JRN(PROD/JRN)"', "ibmi-journaling-stopped"),
+    ('system "CHGJRN JRN(PROD/JRN) JRNRCV(*GEN) DLTRCV(*YES)"', "ibmi-receivers-deleted"),
+    ("system \"CHGAUT OBJ('/home/sftp/keys') USER(*PUBLIC) DTAAUT(*RWX) OBJAUT(*ALL)\"", "ibmi-authority-granted"),
+])
+def test_ibmi_warns(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    'system "CHGJRN JRN(PROD/JRN) JRNRCV(*GEN)"',  # a new receiver, the old one kept
+    'system "CPYF FROMFILE(PROD/ORDERS) TOFILE(QTEMP/ORDERS) MBROPT(*ADD) CRTFILE(*YES)"',
+    "qsh -c 'ls /home/sftp'",
+])
+def test_ibmi_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
