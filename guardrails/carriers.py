@@ -123,6 +123,7 @@ CARRIERS: dict[str, tuple[Carrier, ...]] = {
                        "--ntasks-per-node --reservation -C --constraint", skip=0),),
     "sbatch": (_c(options="--wrap"),), "qsub": (_c(dashes=True),),  # PBS: qsub [opts] -- CMD
     "pyinfra": (_c("exec", dashes=True),),  # pyinfra INVENTORY exec -- CMD
+    "zowe": (_c("zos-uss issue ssh", skip=0, shell=True), _c("zos-uss issue command", skip=0, shell=True)),
     "schtasks": (_c(options="/tr /TR /Tr"),),  # schtasks /create ... /tr "CMD": what the task will run
     "mpirun": (_c(values="-np -n -H --host -hostfile --hostfile -machinefile --map-by -x", skip=0),),
     "mpiexec": (_c(values="-np -n -H --host -hostfile --hostfile -machinefile --map-by -x", skip=0),),

@@ -43,7 +43,23 @@ def invocations(command: str, policy: Policy | None = None, *, later: bool = Tru
     rehearses = (lambda inv: _dry_run(inv, policy)) if policy is not None else None
     found = [inner for inv in top for inner in expand(inv, rehearses=rehearses)]
     found += [inv for entry in (scheduled(found) if later else []) for inv in invocations(entry, policy, later=False)]
-    return found + exposures(found)
+    return found + exposures(found) + _environment_switched_off(text)
+
+
+# An environment variable that switches certificate checks off for the command it prefixes (or the shell it is
+# exported in): VAULT_SKIP_VERIFY=true, GOVC_INSECURE=1, NODE_TLS_REJECT_UNAUTHORIZED=0, GIT_SSL_NO_VERIFY=1.
+_ENV_SETTING = re.compile(r"(?:^|[\s;&|(])(?<!export )([A-Z][A-Z0-9_]*)=[\"']?([\w.-]*)")  # (export X=: its own rule)
+_ENV_LOOSENS = re.compile(r"SKIP_(?:TLS_)?VERIFY|INSECURE|NO_VERIFY|SKIP_VERIFICATION|TLS_SKIP|DISABLE_(?:SSL|TLS)")
+_ENV_CHECKS = re.compile(r"TLS_REJECT_UNAUTHORIZED|HTTPSVERIFY|SSL_VERIFY$|VERIFY_SSL$|TLS_VERIFY$|SSL_VERIFY_PEER")
+
+
+def _environment_switched_off(text: str) -> list[Invocation]:
+    for name, value in _ENV_SETTING.findall(text):
+        value = value.lower()
+        if (_ENV_LOOSENS.search(name) and value in ("1", "true", "yes", "on")) or \
+                (_ENV_CHECKS.search(name) and value in ("0", "false", "no", "off")):
+            return [Invocation(detector="security_switched_off", args=(name,))]
+    return []
 
 
 def _any(values: frozenset[str] | tuple[str, ...], patterns: tuple[str, ...]) -> bool:

@@ -27,8 +27,8 @@ SQL_START = frozenset({
     "flush", "purge", "reset", "rename", "cluster", "dbcc", "exec", "stop", "flashback", "noaudit",
 })
 # Statements whose first word is also a shell command (shutdown, set): SQL only when written in capitals.
-SQL_START_CAPITALS = frozenset({"SHUTDOWN", "SET", "RESTORE", "BACKUP", "KILL", "IMPORT", "LOAD", "QUIESCE"})
-_DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE", "TABLESPACE", "CATALOG"}  # a Cassandra keyspace is its database
+SQL_START_CAPITALS = frozenset({"SHUTDOWN", "SET", "RESTORE", "BACKUP", "KILL", "IMPORT", "LOAD", "QUIESCE", "CALL"})
+_DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE", "TABLESPACE", "CATALOG", "DISKGROUP"}  # a Cassandra keyspace is its database
 _TABLE_KINDS = {"TABLE", "MEASUREMENT", "SERIES", "COLUMNFAMILY", "STREAM", "COLLECTION"}  # (InfluxQL, ksqlDB, N1QL)
 # What clients stand on: a row-level policy, a publication or subscription feeding replication, a warehouse queries
 # run on. Dropping an index, a view or a function loses a definition a script recreates; dropping a login or a
@@ -220,6 +220,12 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      r"\s*[-,]\s*INTERVAL\s+[1-9])|RESET\s+(?:MASTER|BINARY\s+LOGS)\b|RESET\s+(?:SLAVE|REPLICA)\s+ALL\b)",
      "logs_purged"),
     (r"^\s*(?:STOP\s+(?:SLAVE|REPLICA)\b)", "replication_stopped"),
+    (r"^\s*STOP\s+HADR\b", "replication_stopped"),  # Db2: the standby stops receiving logs
+    (r"^\s*ALTER\s+SYSTEM\s+SET\s+(?:log_statement|log_connections|log_disconnections|pgaudit\.log)\s*(?:=|TO)\s*'?"
+     r"(?:none|off|false)\b", "audit_off"),  # Postgres: statements or logins no longer logged
+    (r"^\s*UPDATE\s+(?:DB|DATABASE)\s+(?:CFG|CONFIGURATION)\b.*\bLOGARCHMETH1\s+OFF\b", "logs_purged"),  # Db2: no
+    # archived logs, no roll-forward recovery
+    (r"^\s*CALL\s+(?:SYSPROC\.)?ADMIN_DROP_SCHEMA\s*\(", "drop_database"),  # Db2: a schema and every object in it
     (r"^\s*DROP\s+OWNED\s+BY\b", "drop_owned"),
     (r"^\s*DROP\s+TABLESPACE\b.*\bINCLUDING\s+CONTENTS\b", "drop_database"),
     (r"^\s*DROP\s+USER\b.*\bCASCADE\b", "drop_owned"),

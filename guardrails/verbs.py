@@ -30,7 +30,7 @@ DESTROYS = frozenset({
 TAKES_DOWN = frozenset({
     "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
     "deactivate", "drain", "offline", "down", "unload", "detach", "evict", "revoke", "leave", "bootout", "rebuild",
-    "failover", "switchover", "takeover", "disconnect", "hangup", "hupall",
+    "failover", "switchover", "takeover", "disconnect", "hangup", "hupall", "cancel",
 })
 # A disabled or deleted thing of these kinds leaves a system less protected.
 SECURITY_NOUNS = frozenset({

@@ -207,3 +207,28 @@ def test_ibmi_warns(command: str, rule: str) -> None:
 ])
 def test_ibmi_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("VAULT_SKIP_VERIFY=true vault login -method=oidc", "security-switched-off"),
+    ("GOVC_INSECURE=1 govc vm.info web01", "security-switched-off"),
+    ("PYTHONHTTPSVERIFY=0 python3 sync.py", "security-switched-off"),
+    ('zowe zos-uss issue ssh "chmod -R 777 /u/app"', "chmod-recursive-777"),
+    ("flink cancel a1b2c3d4e5f6", "verb-takes-down"),
+    ('psql -c "ALTER SYSTEM SET log_statement = \'none\';"', "sql-audit-off"),
+    ('db2 "STOP HADR ON DATABASE POLICYDB"', "sql-writes-blocked"),
+    ('db2 "UPDATE DB CFG FOR POLICYDB USING LOGARCHMETH1 OFF"', "sql-logs-purged"),
+    ('db2 "CALL SYSPROC.ADMIN_DROP_SCHEMA(\'UW\', NULL, \'ERRSCHEMA\', \'ERRTAB\')"', "sql-drop-database"),
+])
+def test_env_switches_carriers_and_dialects_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "VAULT_ADDR=https://vault.internal:8200 vault status",
+    "GOVC_INSECURE=0 govc ls /DC1/vm",
+    "aws kms cancel-key-deletion --key-id alias/ledger",  # undoes a deletion
+    'psql -c "ALTER SYSTEM SET log_statement = \'ddl\';"',
+])
+def test_env_switches_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
