@@ -131,7 +131,7 @@ _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\
                           r"|listen[-_]?interface)[\"'>_]?\s*[:=]?\s*[\"']?(?:0\.0\.0\.0|::)(?![\d/])"
                           r"|\bpam_permit\.so"  # every password accepted
                           r"|(?m:^\s*\+\s+\+\s*$)"  # `+ +` in .rhosts or hosts.equiv: every host, every user
-                          r"|(?:@|tcp://)(?:0\.0\.0\.0|\[::\]):\d+"  # stats socket ipv4@0.0.0.0:9999, -H tcp://0.0.0.0:2375
+                          r"|(?:@|tcp://|\b(?:admin|listen|bind|address|addr)\s+)(?:0\.0\.0\.0|\[::\]):\d+"  # stats socket ipv4@0.0.0.0:9999, -H tcp://0.0.0.0:2375
                           r"|\b(?:auth\w*|security|tls|ssl)\s*[=:]\s*[\w/]*\bnone\b",  # AuthType=auth/none
                           re.IGNORECASE)
 # A protection's file given a generic switch set off (`enabled = false;` into dkim_signing.conf or antivirus.conf).

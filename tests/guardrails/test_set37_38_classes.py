@@ -66,6 +66,7 @@ def test_look_alikes_pass(command: str) -> None:
     ("echo 'stats socket ipv4@0.0.0.0:9999 level admin' >> /etc/haproxy/haproxy.cfg", "security-switched-off"),
     ("sudo sed -i 's|^AuthType=auth/munge|AuthType=auth/none|' /etc/slurm/slurm.conf", "security-switched-off"),
     ("kubectl annotate namespace shop linkerd.io/inject=disabled --overwrite", "security-switched-off"),
+    ("sudo sed -i 's/admin localhost:2019/admin 0.0.0.0:2019/' /etc/caddy/Caddyfile", "security-switched-off"),
     ("sudo sed -i 's|access_log /var/log/nginx/access.log;|access_log off;|' /etc/nginx/nginx.conf",
      "security-switched-off"),
     # everyone given access
