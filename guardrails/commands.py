@@ -15,14 +15,15 @@ from guardrails.invocation import Invocation, mask_placeholders, read_args, targ
 from guardrails.listings import listed
 from guardrails.policy import Policy, Rule, default_policy
 from guardrails.repl import unprompted_text
+from guardrails.resolve import is_parameter
+from guardrails.runners import code_in_variable
 from guardrails.schedules import scheduled
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
 from guardrails.switches import copies_cut, retention_cut, switched_down, switched_off
-from guardrails.resolve import is_parameter
-from guardrails.runners import code_in_variable
-from guardrails.verbs import DESTROYS, HTTP_CLIENTS, device_opened, everyone_granted, MAX_LEADING, READS, TAKES_DOWN, parts, verb_effect
+from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, device_opened, everyone_granted,
+                              parts, verb_effect)
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 
@@ -333,7 +334,7 @@ def _action_unknown(inv: Invocation, policy: Policy) -> bool:
     if slot is None or any(parts(w)[:1] and parts(w)[0] in READS for w in words[slot + 1:]):
         return False
     unknown_only = all(_substituted(w) for w in words)
-    rules = policy.rules if policy is default_policy() else (*policy.rules, *default_policy().rules)
+    rules = _with_defaults(policy)
     for rule in _candidates(rules, inv.program):
         if not rule.program:
             continue
@@ -342,6 +343,11 @@ def _action_unknown(inv: Invocation, policy: Policy) -> bool:
         if unknown_only and not rule.subcommand and _names_a_verb(rule):  # `az $(cat next_cmd)`: any words at all
             return True
     return slot == 0 and bool(_CONSOLE_NAME.search(inv.program.lower()))
+
+
+def _with_defaults(policy: Policy) -> tuple[Rule, ...]:
+    """A policy's rules and the default ones: what a rule for the tool looks at, even one an operator turned off."""
+    return policy.rules if policy is default_policy() else (*policy.rules, *default_policy().rules)
 
 
 _PATH_CLASSES = frozenset({"root", "root_glob", "home", "system", "data", "path", "scratch", "relative"})
@@ -353,8 +359,7 @@ def _considered(inv: Invocation, policy: Policy) -> bool:
     build directory. Their verdict stands; the verb detector is for what no rule knows."""
     view = read_args(inv.args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
     args = tuple(a.lower() for a in inv.args)
-    # The default rules too: an operator who turned a rule off wants its commands to pass.
-    rules = policy.rules if policy is default_policy() else (*policy.rules, *default_policy().rules)
+    rules = _with_defaults(policy)  # (an operator who turned a rule off wants its commands to pass)
     for rule in _candidates(rules, inv.program):
         if not rule.program or (rule.targets and not rule.targets & _PATH_CLASSES) or rule.redirect_to \
                 or rule.content_any:

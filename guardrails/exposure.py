@@ -79,7 +79,7 @@ def _secret_sent(found: list[Invocation]) -> bool:
 
 def _opened(inv: Invocation) -> str | None:
     """The way one command opens a local service to anyone, or None."""
-    program, args = inv.program.lower(), [a.lower() for a in inv.args]
+    program, args = inv.program.lower(), tuple(a.lower() for a in inv.args)
     if program in _TUNNELS or (program == "cloudflared" and "tunnel" in args and any(
             a.startswith("--url") for a in args)):
         return "a tunnel publishes a local port on the internet"
@@ -93,16 +93,16 @@ def _opened(inv: Invocation) -> str | None:
         ports = {p for a in args for p in re.findall(r"^(\d+)(?:[:/]|$)", a)}
         if source in _EVERYONE and (ports & _PRIVATE_PORTS or (not ports and "from" in args)):
             return "the firewall rule lets anyone reach a database, cache or admin port"
-    if program in ("new-netfirewallrule", "set-netfirewallrule") and _option(tuple(args), ("-action",)) == "allow" \
-            and (_option(tuple(args), ("-remoteaddress",)) or "any") in _EVERYONE \
-            and _option(tuple(args), ("-direction",)) in (None, "inbound"):
-        ports = set(re.split(r"[,\s]+", _option(tuple(args), ("-localport",)) or ""))
+    if program in ("new-netfirewallrule", "set-netfirewallrule") and _option(args, ("-action",)) == "allow" \
+            and (_option(args, ("-remoteaddress",)) or "any") in _EVERYONE \
+            and _option(args, ("-direction",)) in (None, "inbound"):
+        ports = set(re.split(r"[,\s]+", _option(args, ("-localport",)) or ""))
         if ports & _PRIVATE_PORTS:
             return "the firewall rule lets anyone reach a database, remote desktop or admin port"
     if program in ("iptables", "ip6tables") and {"-a", "-i", "--append", "--insert"} & set(args) \
-            and _option(tuple(args), ("-j", "--jump")) == "accept" \
-            and (_option(tuple(args), ("-s", "--source")) or "any") in _EVERYONE \
-            and set(re.split(r"[,:]", _option(tuple(args), ("--dport", "--dports")) or "")) & _PRIVATE_PORTS:
+            and _option(args, ("-j", "--jump")) == "accept" \
+            and (_option(args, ("-s", "--source")) or "any") in _EVERYONE \
+            and set(re.split(r"[,:]", _option(args, ("--dport", "--dports")) or "")) & _PRIVATE_PORTS:
         return "the firewall rule lets anyone reach a database, cache or admin port"
     if program in ("kubectl", "oc") and {"apply", "create", "replace"} & set(args) and inv.stdin_from == "literal" \
             and inv.stdin and _ADMIN_TO_EVERYONE.search(inv.stdin) and re.search(r"\bcluster-admin\b|\badmin\b", inv.stdin):

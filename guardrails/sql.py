@@ -322,12 +322,11 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
 
 
 # rows that expire by design: sessions, caches, temporary and scratch tables
-_EPHEMERAL_DELETE = re.compile(r"^\s*DELETE\s+(?:TOP\s*\(?\s*\d+\s*\)?\s+)?(?:FROM\s+)?[\w.\[\]\"`]*?"
-                               r"(?:sessions?|caches?|cache_\w*|\w*_cache|tmp_\w*|temp_\w*|scratch\w*|#\w+)[\]\"`]?\s",
-                               re.IGNORECASE)
-_EPHEMERAL_UPDATE = re.compile(r"^\s*UPDATE\s+(?:TOP\s*\(?\s*\d+\s*\)?\s+)?[\w.\[\]\"`]*?"
-                               r"(?:sessions?|caches?|cache_\w*|\w*_cache|tmp_\w*|temp_\w*|scratch\w*|#\w+)[\]\"`]?\s",
-                               re.IGNORECASE)
+_TOP = r"(?:TOP\s*\(?\s*\d+\s*\)?\s+)?"  # T-SQL's DELETE TOP (n)
+_EPHEMERAL_TABLE = (r"[\w.\[\]\"`]*?(?:sessions?|caches?|cache_\w*|\w*_cache|tmp_\w*|temp_\w*|scratch\w*|#\w+)"
+                    r"[\]\"`]?\s")
+_EPHEMERAL_DELETE = re.compile(r"^\s*DELETE\s+" + _TOP + r"(?:FROM\s+)?" + _EPHEMERAL_TABLE, re.IGNORECASE)
+_EPHEMERAL_UPDATE = re.compile(r"^\s*UPDATE\s+" + _TOP + _EPHEMERAL_TABLE, re.IGNORECASE)
 
 
 def _parsed_kinds(statement: str, dialect: str | None) -> frozenset[str]:

@@ -428,10 +428,7 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
     """What the verb of a command does, when it deletes, stops or disables something (also in a
     command its console option carries, an action an option names, a method the code calls)."""
     if re.fullmatch(r"/[a-z][a-z-]*", inv.program):  # RouterOS: /ip route remove [find ...]
-        inv = replace(inv, program=inv.program[1:])
-        opened = _DEVICE_OPENS.search(" ".join((inv.program, *inv.args)))
-        if opened:
-            return VerbFinding("weakens_security", opened.group())
+        inv = replace(inv, program=inv.program[1:])  # (a line that opens the router: device_opened, before any verb)
     found = _verb_effect(inv)
     if found is None and inv.program in _DEVICE_WORDS:
         found = _device_line(" ".join((inv.program, *inv.args)))
