@@ -21,7 +21,7 @@ from guardrails.schedules import scheduled
 from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
-from guardrails.switches import copies_cut, retention_cut, switched_down, switched_off
+from guardrails.switches import copies_cut, environment_switched_off, retention_cut, switched_down, switched_off
 from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, device_opened, everyone_granted,
                               parts, verb_effect)
 from guardrails.verdict import Finding, Verdict, rank
@@ -44,23 +44,8 @@ def invocations(command: str, policy: Policy | None = None, *, later: bool = Tru
     rehearses = (lambda inv: _dry_run(inv, policy)) if policy is not None else None
     found = [inner for inv in top for inner in expand(inv, rehearses=rehearses)]
     found += [inv for entry in (scheduled(found) if later else []) for inv in invocations(entry, policy, later=False)]
-    return found + exposures(found) + _environment_switched_off(text)
-
-
-# An environment variable that switches certificate checks off for the command it prefixes (or the shell it is
-# exported in): VAULT_SKIP_VERIFY=true, GOVC_INSECURE=1, NODE_TLS_REJECT_UNAUTHORIZED=0, GIT_SSL_NO_VERIFY=1.
-_ENV_SETTING = re.compile(r"(?:^|[\s;&|(])(?<!export )([A-Z][A-Z0-9_]*)=[\"']?([\w.-]*)")  # (export X=: its own rule)
-_ENV_LOOSENS = re.compile(r"SKIP_(?:TLS_)?VERIFY|INSECURE|NO_VERIFY|SKIP_VERIFICATION|TLS_SKIP|DISABLE_(?:SSL|TLS)")
-_ENV_CHECKS = re.compile(r"TLS_REJECT_UNAUTHORIZED|HTTPSVERIFY|SSL_VERIFY$|VERIFY_SSL$|TLS_VERIFY$|SSL_VERIFY_PEER")
-
-
-def _environment_switched_off(text: str) -> list[Invocation]:
-    for name, value in _ENV_SETTING.findall(text):
-        value = value.lower()
-        if (_ENV_LOOSENS.search(name) and value in ("1", "true", "yes", "on")) or \
-                (_ENV_CHECKS.search(name) and value in ("0", "false", "no", "off")):
-            return [Invocation(detector="security_switched_off", args=(name,))]
-    return []
+    switched = environment_switched_off(text)
+    return found + exposures(found) + ([Invocation(detector="security_switched_off", args=(switched,))] if switched else [])
 
 
 def _any(values: frozenset[str] | tuple[str, ...], patterns: tuple[str, ...]) -> bool:

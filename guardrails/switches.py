@@ -194,6 +194,23 @@ def _last_name(setting: str) -> str:
     return (named or words or [setting])[-1]
 
 
+# An environment variable that switches certificate checks off for the command it prefixes (or the shell it is
+# exported in): VAULT_SKIP_VERIFY=true, GOVC_INSECURE=1, NODE_TLS_REJECT_UNAUTHORIZED=0, GIT_SSL_NO_VERIFY=1.
+_ENV_SETTING = re.compile(r"(?:^|[\s;&|(])(?<!export )([A-Z][A-Z0-9_]*)=[\"']?([\w.-]*)")  # (export X=: its own rule)
+_ENV_LOOSENS = re.compile(r"SKIP_(?:TLS_)?VERIFY|INSECURE|NO_VERIFY|SKIP_VERIFICATION|TLS_SKIP|DISABLE_(?:SSL|TLS)")
+_ENV_CHECKS = re.compile(r"TLS_REJECT_UNAUTHORIZED|HTTPSVERIFY|SSL_VERIFY$|VERIFY_SSL$|TLS_VERIFY$|SSL_VERIFY_PEER")
+
+
+def environment_switched_off(text: str) -> str | None:
+    """The environment variable a command line sets to switch certificate checks off, or None."""
+    for name, value in _ENV_SETTING.findall(text):
+        value = value.lower()
+        if (_ENV_LOOSENS.search(name) and value in ("1", "true", "yes", "on")) or \
+                (_ENV_CHECKS.search(name) and value in ("0", "false", "no", "off")):
+            return name
+    return None
+
+
 # A resource's state set to out of service: `--status Disabled`, `--enabled-state Disabled`, `state=stopped`.
 _STATE = re.compile(r"(?:^|[-_.])(?:state|status|enabled[-_]?state|desired[-_]?state|admin[-_]?state|power[-_]?state"
                     r"|desired[-_]?status|ensure|start|isoffline)$", re.IGNORECASE)
