@@ -157,8 +157,13 @@ def _token_kinds(statement: str) -> set[str]:
 STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE | re.DOTALL), k) for p, k in (
     (r"^\s*VACUUM\s*(?:\([^)]*\bFULL\b[^)]*\)|\s+FULL\b)", "table_locked"),  # rewrites the table under an exclusive lock
     (r"^\s*CLUSTER\s+\w", "table_locked"),
-    (r"^\s*ALTER\s+SYSTEM\s+SET\s+(?:fsync|full_page_writes|synchronous_commit)\s*(?:=|TO)\s*'?(?:off|false|0)\b",
+    (r"^\s*ALTER\s+SYSTEM\s+SET\s+(?:fsync|full_page_writes|synchronous_commit|archive_mode)\s*(?:=|TO)\s*'?(?:off|false|0)\b",
      "durability_off"),
+    # WAL "archived" by a command that does nothing; SQL Server's and Oracle's log chain given up
+    (r"^\s*ALTER\s+SYSTEM\s+SET\s+archive_command\s*(?:=|TO)\s*'\s*(?:/bin/true|/usr/bin/true|true|:|exit 0)\s*'",
+     "durability_off"),
+    (r"^\s*ALTER\s+DATABASE\s+.*\bSET\s+RECOVERY\s+SIMPLE\b|^\s*ALTER\s+DATABASE\s+(?:\w+\s+)?NOARCHIVELOG\b"
+     r"|_allow_resetlogs_corruption\W+\s*=\s*TRUE", "durability_off"),
     (r"^\s*SET\s+GLOBAL\s+(?:innodb_flush_log_at_trx_commit|sync_binlog)\s*=\s*0\b", "durability_off"),
     (r"^\s*PRAGMA\s+(?:\w+\.)?(?:journal_mode\s*=\s*OFF|synchronous\s*=\s*(?:OFF|0))\b", "durability_off"),  # SQLite
     (r"^\s*ALTER\s+DATABASE\s+OPEN\s+RESETLOGS\b|^\s*ALTER\s+DATABASE\s+CLEAR\s+UNARCHIVED\s+LOGFILE\b",
@@ -174,13 +179,19 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*ALTER\s+TABLESPACE\s+\S+\s+OFFLINE\b", "writes_blocked"),
     (r"^\s*FLASHBACK\s+(?:DATABASE|TABLE)\b(?!.*\bBEFORE\s+DROP\b)", "restored_over"),  # rewound: what came after
     # is gone (TO BEFORE DROP brings a dropped table back)
-    (r"^\s*(?:NOAUDIT\s+ALL\b|ALTER\s+(?:SERVER|DATABASE)\s+AUDIT\b.*\bSTATE\s*=\s*OFF\b)", "audit_off"),
+    (r"^\s*(?:NOAUDIT\s+(?:ALL|POLICY)\b|ALTER\s+(?:SERVER|DATABASE)\s+AUDIT\b.*\bSTATE\s*=\s*OFF\b)", "audit_off"),
     (r"\bFAILED_LOGIN_ATTEMPTS\s+UNLIMITED\b|\bDISABLE\s+PASSWORD\s+LIFETIME\b|\bUNSET\s+NETWORK_POLICY\b",
      "privilege_granted"),
     (r"^\s*(?:BEGIN\s+)?EXECUTE\s+IMMEDIATE\s+(?!')[:@]?\w+\s*;|^\s*EXEC(?:UTE)?\s+sp_executesql\s+@\w+", "dynamic_sql"),
     (r"\bDATA_RETENTION_TIME_IN_DAYS\s*=\s*0\b|\bVACUUM\b.*\bRETAIN\s+0\s+HOURS\b|^\s*BACKUP\s+CATALOG\s+DELETE\b",
      "backups_deleted"),
-    (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?NOLOGIN\b", "writes_blocked"),  # the application can no longer log in
+    (r"^\s*ALTER\s+(?:ROLE|USER)\s+\S+\s+(?:WITH\s+)?NOLOGIN\b|^\s*ALTER\s+USER\s+\S+\s+ACCOUNT\s+LOCK\b",
+     "writes_blocked"),  # the application can no longer log in
+    # PgBouncer's console: a database's clients paused, cut off or refused; CockroachDB's jobs or schedules paused
+    (r"^\s*(?:PAUSE|SUSPEND|DISABLE)\b|^\s*KILL\s+(?!QUERY\b|CONNECTION\b|MUTATION\b)[A-Za-z_]\w*\s*;?\s*$", "writes_blocked"),
+    # code the database server runs as its operating-system user, or an untrusted language that can
+    (r"\bCOPY\b.*\b(?:TO|FROM)\s+PROGRAM\b|\bCREATE\s+(?:OR\s+REPLACE\s+)?EXTENSION\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+     r"\"?pl\w+u\"?(?:\s|;|$)|\bxp_cmdshell\s+'", "code_run"),  # the application can no longer log in
     (r"^\s*PURGE\s+(?:DBA_RECYCLEBIN|RECYCLEBIN|TABLE|INDEX|TABLESPACE)\b", "recycle_purged"),
     (r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:BACKUP|ARCHIVELOG|COPY)\b(?!.*\bBACKED\s+UP\b)", "backups_deleted"),  # RMAN
     (r"^\s*ALTER\s+DATABASE\s+.*\b(?:CONNECTION\s+LIMIT\s+0\b|SET\s+(?:SINGLE_USER|OFFLINE|READ_ONLY)\b"

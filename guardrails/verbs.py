@@ -31,6 +31,8 @@ TAKES_DOWN = frozenset({
     "stop", "shutdown", "halt", "poweroff", "reboot", "kill", "killall", "suspend", "disable",
     "deactivate", "drain", "offline", "down", "unload", "detach", "evict", "revoke", "leave", "bootout", "rebuild",
     "failover", "switchover", "takeover", "disconnect", "hangup", "hupall", "cancel",
+    # a member evicted or paused, writes frozen, config removed, a filesystem unmounted under its users
+    "pause", "assassinate", "quiesce", "freeze", "unset", "unmount", "umount",
 })
 # A disabled or deleted thing of these kinds leaves a system less protected.
 SECURITY_NOUNS = frozenset({
@@ -89,7 +91,7 @@ READ_PROGRAMS = frozenset({
     "show", "include", "exclude", "begin", "section", "match", "except", "display", "no",
 })
 # PowerShell says its verb first (Verb-Noun). Remove-Item is PowerShell's rm: its rules judge its paths.
-POWERSHELL_VERBS = {"clear": "destroys_data", "stop": "takes_down", "disable": "takes_down",
+POWERSHELL_VERBS = {"remove": "destroys_data", "clear": "destroys_data", "stop": "takes_down", "disable": "takes_down",
                     "uninstall": "destroys_data", "reset": "destroys_data", "dismount": "takes_down",
                     "suspend": "takes_down", "unregister": "destroys_data", "revoke": "takes_down",
                     "restart": "takes_down", "restore": "destroys_data", "close": "takes_down", "move": "takes_down"}
@@ -105,6 +107,14 @@ COMPOUND_LEADS = frozenset({
     "failover", "switchover", "takeover",
 })
 MAX_LEADING = 4  # the words after the program where CLIs put their nouns and verb
+# Options that always take a value, which is a name, not a verb (`docker run --name pause ...`)
+_NAMING_OPTIONS = frozenset({"--name", "--hostname", "--label", "--title", "--description", "--comment", "--message",
+                             "--reason", "--note"})
+# Pausing a change (a rollout, an upgrade) stops the change, not the service.
+_CHANGES = frozenset({"rollout", "rollouts", "upgrade", "upgrades", "migration", "migrations", "deployment", "update"})
+# Ceph's maintenance flags: unsetting one (`ceph osd unset noout`) puts the cluster back to normal.
+_NO_FLAGS = frozenset({"noout", "nodown", "noin", "noup", "norebalance", "norecover", "nobackfill", "noscrub", "nodeep",
+                       "pause", "full", "notieragent", "nosnaptrim"})
 _OPTION_VALUE = re.compile(r"\d+(?:\.\d+){0,3}(?::\d+)?|[\w.-]+:\d+|/[\w./-]+")  # a port, a count, an address, a socket
 _PROGRAM = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")  # `hcloud`, `linode-cli`, `./bin/x` is read by its base name
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_:.][A-Za-z0-9]+)*$")  # heroku's `apps:destroy`, acli's `vm.delete` too
@@ -148,7 +158,7 @@ def leading_words(inv: Invocation) -> list[str]:
     that look like nouns or verbs, not values (paths, ids, numbers, hosts)."""
     words = []
     args = inv.args[:inv.args.index("--")] if "--" in inv.args else inv.args  # after --: the command it carries
-    for word in read_args(args, {}, frozenset()).positionals[:MAX_LEADING]:
+    for word in read_args(args, {}, _NAMING_OPTIONS).positionals[:MAX_LEADING]:
         if not _WORD.match(word):
             if _OPTION_VALUE.fullmatch(word):
                 continue  # an option's value read as a positional (`--host 127.0.0.1 --port 8000 ... lease4-wipe`)
@@ -166,7 +176,8 @@ API_VERBS = {"exit": "takes_down", "quit": "takes_down", "empty": "destroys_data
              "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data"}
 _DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
                "--post-data", "--post-file", "--upload-file", "-T")
-_URL = re.compile(r"^(?:https?://[^/\s]+|:\d*|localhost:\d+|[\w.-]+:\d+)(/[^\s#]*)?$", re.IGNORECASE)
+_URL = re.compile(r"^(?:https?://[^/\s]+|:\d*|localhost:\d+|[\w.-]+:\d+|\$\{?[A-Z][A-Z0-9_]*\}?)(/[^\s#]*)?$",
+                  re.IGNORECASE)  # ($UPSTASH_REDIS_REST_URL/flushdb: the base URL from the environment)
 
 
 # An API told what to do by a named field: Kea's `{"command": "lease4-wipe"}`, PAN-OS's `?type=op&cmd=<request>
@@ -339,6 +350,17 @@ def _named_actions(inv: Invocation) -> VerbFinding | None:
             if split and split[0] in ("remove", "delete", "destroy", "purge", "wipe", "drop", "erase", "eradicate") \
                     and not (set(split[1:]) & (_HARMLESS_REMOVALS | _ACCESS_LISTS)) and not granting:
                 return VerbFinding("destroys_data", arg)
+        # a long option that is the verb alone: `plesk bin subscription --suspend NAME`, `restartsrv_mysql --stop`
+        # (not `--stop 2024-06-12T11:00:00Z`, the end of a time range)
+        if arg[2:].lower() in _BARE_STOPS and not eq and not _MAINTENANCE & set(map(str.lower, args)) \
+                and not (n + 1 < len(args) and _TIME_VALUE.match(args[n + 1])):
+            return VerbFinding("takes_down", arg)
+        # a Windows command's slash option that is the action: `dnscmd DC01 /RecordDelete ...`, `/ZoneDelete`
+        if _SLASH_ACTION.match(arg):
+            split = parts(arg[1:])
+            verb = next((p for p in (split[0], split[-1]) if p in COMPOUND_LEADS), None)
+            if verb and len(split) > 1 and not (set(split) & (_HARMLESS_REMOVALS | _ACCESS_LISTS | ACCOUNTS)):
+                return VerbFinding("destroys_data" if verb in DESTROYS else "takes_down", arg)
         # a single-dash long option that is the action: `yarn application -kill ID`, `hdfs dfs -deleteSnapshot`,
         # PowerShell's `Set-HVPool -Disable`, `Remove-VM -DeletePermanently`
         following = args[n + 1].lower() if n + 1 < len(args) else ""
@@ -356,6 +378,9 @@ def _named_actions(inv: Invocation) -> VerbFinding | None:
     return None
 
 
+_BARE_STOPS = frozenset({"suspend", "stop", "shutdown", "halt", "poweroff", "kill", "disable", "deactivate", "pause"})
+_TIME_VALUE = re.compile(r"^[\d'\"-]|^now|^\$")  # a date, a number, now-1h, a variable holding a time
+_SLASH_ACTION = re.compile(r"^/[A-Z][a-z]+(?:[A-Z][a-z]+)+$")  # /RecordDelete, /ZoneDelete, /DeleteShadows
 _NOUN_VERBS = frozenset({"failover", "switchover", "takeover", "disconnect", "down", "offline", "standby"})
 _MAINTENANCE = frozenset({"maint", "maintenance", "eligibility", "downtime", "silence"})  # switched off: back in service
 _DASH_ACTION = re.compile(r"^-[A-Za-z][a-z]{3,}(?:[A-Z][a-z]+)*$")  # -kill, -expunge, -deleteSnapshot, -Disable
@@ -503,11 +528,11 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
     if inv.program.lower() in HTTP_CLIENTS:
         return http_effect(inv)
     program = inv.program
-    if not program or program.lower() in SOFTWARE | SANDBOXES | READ_PROGRAMS:
+    if not program or program.lower() in SOFTWARE | SANDBOXES | READ_PROGRAMS or _PS_READS.match(program):
         return None
     if _removes_opening(" ".join(inv.args)) or _HELP & set(inv.args):
         return None  # removing or disabling an opening (Everyone's access, SMB1, telnet, the guest) hardens; help
-    found = _powershell(program) or _service_account_disabled(inv)
+    found = _powershell(program, inv.args) or _service_account_disabled(inv)
     if found is not None or not _PROGRAM.match(program):
         return found  # not a command: prose ("Terraform will destroy..."), a heading, output
     found = _named_by_verb(program)
@@ -528,6 +553,8 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
             return None  # `storage failover show`, `cluster takeover status`: the verb names what is shown
         if split[0] in READS:
             return None  # `vault audit list`, `kubectl auth can-i delete`
+        if split[-1] == "off" and (len(split) == 2 or word == words[0]):
+            return VerbFinding("takes_down", word)  # acli vm.off, -Action TurnOff, tuned-adm off
         for verb in _verbs(word, split):
             effect = _classify(verb, every)
             if effect:
@@ -536,6 +563,10 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
 
 
 _SERVICE_ACCOUNT = re.compile(r"(?i)^(?:svc|srv|sa|service|app)[-_.]|[-_.](?:svc|service)$|^svc")
+
+
+# PowerShell's reading and filtering cmdlets: their words are values (`Where-Object PowerState -eq 'PoweredOff'`)
+_PS_READS = re.compile(r"(?i)^(?:get|where|select|sort|format|measure|group|out|test|find|show|compare|read)-\w+$")
 
 
 def _service_account_disabled(inv: Invocation) -> VerbFinding | None:
@@ -575,12 +606,14 @@ def _verbs(word: str, split: list[str]) -> list[str]:
     return verbs
 
 
-def _powershell(program: str) -> VerbFinding | None:
+def _powershell(program: str, args: tuple[str, ...] = ()) -> VerbFinding | None:
     """A PowerShell cmdlet whose verb deletes, stops or disables (`Clear-Disk`, `Stop-Computer`)."""
     verb, dash, noun = program.partition("-")
     if not dash or not verb[:1].isupper():
         return None
     effect = POWERSHELL_VERBS.get(verb.lower())
+    if verb.lower() == "remove" and noun.lower().endswith("rule") and not _GUARDS.search(" ".join(args)):
+        return None  # Remove-NetFirewallRule 'RDP temp': an opening closed (one named Block-SMB is weakening)
     if effect is None or noun.lower() in POWERSHELL_SAFE_NOUNS or any(parts(noun)[-1:] == [e] for e in ACCESS_ENTRIES):
         return None  # Revoke-SmbShareAccess, Remove-MailboxPermission: access taken away
     if SECURITY_NOUNS.intersection(parts(noun)):
@@ -589,6 +622,8 @@ def _powershell(program: str) -> VerbFinding | None:
 
 
 def _classify(verb: str, context: Collection[str]) -> str | None:
+    if verb == "pause" and _CHANGES.intersection(context) or verb == "unset" and _NO_FLAGS.intersection(context):
+        return None
     if verb in DESTROYS or verb in TAKES_DOWN:
         if SECURITY_NOUNS.intersection(context):
             return "weakens_security"

@@ -35,7 +35,7 @@ READ_ONLY_SUB = {
     "helm": {"list", "ls", "status", "history", "get", "show", "version"},
 }
 DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|truncate|reset|destroy|kill|"
-                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|leave|seek|reinit|failover|rebuild|"
+                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|leave|seek|reinit|failover|rebuild|pause|"
                                r"snapshot restore|restart", re.I)  # a restore overwrites the live state; a restart drops connections
 
 
@@ -122,6 +122,7 @@ def test_example_runbooks_findings() -> None:
         ("disk-full.md", "docker-system-prune-all"),
         ("node-not-ready.md", "kubectl-drain"),
         ("node-not-ready.md", "kubectl-delete-force"),
+        ("node-not-ready.md", "kubectl-delete-node"),  # the stale Node object: its pods go at once, so drain first
         ("node-not-ready.md", "aws-compute-delete"),  # aws ec2 terminate-instances: takes the node down
         ("redis-memory.md", "redis-flush"),
         ("kafka-consumer-lag.md", "kubectl-scale-zero"),  # scaling the consumers to zero stops them

@@ -93,7 +93,7 @@ def test_local_sandboxes_and_rehearsals_are_quiet() -> None:
     ("kubectl delete pod api-7d9f8b6c5-x2lqp -n prod", "info"),
     ("kubectl delete job db-migrate-20240512 -n prod", "info"),
     ("kubectl delete pods -n ci --field-selector=status.phase==Succeeded", "info"),
-    ("kubectl delete node ip-10-0-1-12", "info"),
+    ("kubectl delete node ip-10-0-1-12", "warn"),  # every blind writer warns: cordon and drain first
     ("kubectl delete -f old-job.yaml", "info"),
 ])
 def test_deleting_what_kubernetes_does_not_recreate_warns(command: str, severity: str) -> None:

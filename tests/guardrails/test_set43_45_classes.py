@@ -1,0 +1,94 @@
+"""What blind sets 43 (CockroachDB/NATS marketplace, a bank's Windows estate, weather HPC on GPFS, AWS/EKS, a
+telco's Oracle and WebLogic, object storage and CDN, a hospital's PACS, Fly/Render/Neon, NX-OS/FortiGate/F5, a
+SUSE/Ubuntu fleet) and 45 (Cassandra/Redis, Postgres, AWS IoT, PKI, Proxmox/Ceph, Firebase/Supabase, GitOps,
+mainframe, a SOC, shared hosting) showed missing, in classes, with look-alikes."""
+
+from __future__ import annotations
+
+import pytest
+
+from guardrails import check_command
+from tests.guardrails.flagged import flagged as rules
+
+
+@pytest.mark.parametrize("command, rule", [
+    # verbs CLIs share that stop, evict or freeze something
+    ("airflow dags pause billing_hourly", "verb-takes-down"),
+    ("gcloud scheduler jobs pause invoice-run --location=us-east1", "verb-takes-down"),
+    ("nodetool -h cass-07 assassinate 10.1.4.9", "verb-takes-down"),
+    ("snapmirror quiesce -destination-path svm2:vol_dst", "verb-takes-down"),
+    ("rndc freeze example.org", "verb-takes-down"),
+    ("heroku config:unset REDIS_URL -a shop-api", "verb-takes-down"),
+    ("acli vm.off build-agent-04", "verb-takes-down"),
+    ("esxcli storage filesystem unmount -l datastore7", "verb-takes-down"),
+    # a long option that is the verb, a Windows slash option that is the action, a PowerShell Remove- cmdlet
+    ("plesk bin subscription --suspend shop.example.net", "verb-takes-down"),
+    ("/scripts/restartsrv_postgres --stop", "verb-takes-down"),
+    ("dnscmd DNS02 /ZoneDelete corp.example /f", "verb-destroys"),
+    ("Remove-DhcpServerv4Reservation -ComputerName DHCP02 -ScopeId 10.2.0.0 -ClientId 00-11-22-33-44-55",
+     "verb-destroys"),
+    # an API whose base URL comes from the environment says what it does in its path
+    ('curl -X POST "$REDIS_REST_URL/flushall" -H "Authorization: Bearer $T"', "verb-destroys"),
+])
+def test_verbs_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "kubectl rollout pause deployment/web -n shop",  # a change paused, not the service
+    "docker run -d --name pause registry.k8s.io/pause:3.9",  # a name, not a verb
+    "Get-VM | Where-Object State -eq 'Off' | Select-Object Name",  # filtering reads
+    "influx query --start -1h --stop now 'from(bucket:\"m\")'",  # the end of a time range
+    "airflow dags list-import-errors",
+    "heroku config:get REDIS_URL -a shop-api",
+    "dnscmd DNS02 /EnumZones",
+    "Remove-NetFirewallRule -DisplayName 'Temp RDP from jump host'",  # an opening closed
+    "nodetool status",
+])
+def test_verb_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # durability given up: writes acknowledged before they are on disk, the log chain broken
+    ("sudo zfs set sync=disabled pool1/pgdata", "security-switched-off"),
+    ("patronictl edit-config -s 'postgresql.parameters.full_page_writes=off' --force", "security-switched-off"),
+    ("psql -c \"ALTER SYSTEM SET archive_mode = off\"", "sql-durability-off"),
+    ("psql -c \"ALTER SYSTEM SET archive_command = '/bin/true'\"", "sql-durability-off"),
+    ('sqlcmd -S SQL02 -Q "ALTER DATABASE Ledger SET RECOVERY SIMPLE WITH NO_WAIT"', "sql-durability-off"),
+    ("echo 'ALTER DATABASE NOARCHIVELOG;' | sqlplus -s / as sysdba", "sql-durability-off"),
+    # the server runs code: a program from COPY, an untrusted language, a module loaded
+    ("psql -c \"COPY (SELECT '') TO PROGRAM 'sh /tmp/x.sh'\"", "sql-runs-code"),
+    ('psql -d app -c "CREATE EXTENSION IF NOT EXISTS plperlu;"', "sql-runs-code"),
+    ("redis-cli -h cache-2 MODULE LOAD /var/tmp/rejson.so", "redis-code-loaded"),
+    # a pooler's database paused or cut off; an account locked; audit policy dropped
+    ('psql -p 6432 -U pgbouncer pgbouncer -c "PAUSE billing;"', "sql-writes-blocked"),
+    ('psql -p 6432 -U pgbouncer pgbouncer -c "KILL billing"', "sql-writes-blocked"),
+    ("sqlplus / as sysdba <<< 'ALTER USER billing_app ACCOUNT LOCK;'", "sql-writes-blocked"),
+    ("sqlplus / as sysdba <<< 'NOAUDIT POLICY ORA_LOGON_FAILURES;'", "sql-audit-off"),
+    # a node object removed; a package the host needs
+    ("kubectl delete node worker-12", "kubectl-delete-node"),
+    ("sudo zypper -n rm systemd", "remove-critical-package"),
+    ("sudo dnf remove -y sssd", "remove-critical-package"),
+])
+def test_settings_and_statements_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "sudo zfs set sync=standard pool1/pgdata",
+    "zfs get sync pool1/pgdata",
+    "psql -c \"ALTER SYSTEM SET archive_command = 'pgbackrest --stanza=main archive-push %p'\"",
+    'sqlcmd -S SQL02 -Q "ALTER DATABASE Ledger SET RECOVERY FULL"',
+    'psql -c "SHOW archive_mode"',
+    'psql -p 6432 -U pgbouncer pgbouncer -c "RESUME billing;"',
+    'psql -p 6432 -U pgbouncer pgbouncer -c "SHOW POOLS;"',
+    'mysql -e "KILL 4242"',  # one connection
+    'psql -d app -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements;"',
+    "redis-cli -h cache-2 MODULE LIST",
+    "sqlplus / as sysdba <<< 'ALTER USER billing_app ACCOUNT UNLOCK;'",
+    "kubectl describe node worker-12",
+    "sudo zypper -n rm telnet",
+])
+def test_settings_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
