@@ -134,6 +134,10 @@ def written(inv: Invocation) -> str | None:
     return None if text is None else text.strip().lower()
 
 
+def _or_nul(text: str | None) -> str:
+    return "\0" if text is None else text  # (an empty echo writes "": `echo "" > FILE` empties it)
+
+
 def matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
     """Whether one rule matches one invocation."""
     if rule.detector or inv.detector:
@@ -144,7 +148,7 @@ def matches(rule: Rule, inv: Invocation, policy: Policy) -> bool:
         return False
     if rule.redirect_to and not _any(inv.redirects, rule.redirect_to):
         return False
-    if rule.content_any and not _any((written(inv) or "\0",), rule.content_any):
+    if rule.content_any and not _any((_or_nul(written(inv)),), rule.content_any):
         return False
     if not (rule.program or rule.redirect_to) or inv.program == "sql":
         return False

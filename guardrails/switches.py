@@ -100,6 +100,10 @@ def switched_off(inv: Invocation) -> str | None:
     old_tls = _MIN_TLS_OLD.search(" ".join(words))
     if old_tls:
         return old_tls.group()  # --min-tls-version 1.0: TLS 1.0 and 1.1 accepted again
+    bodies = [a for a in inv.args if "{" in a] if program in _CRYPTO_CLIENTS else words  # (a client's own --ciphers)
+    legacy = _LEGACY_CRYPTO.search(" ".join(bodies))
+    if legacy:
+        return legacy.group()
     # what a removal option names is taken away, not set (grubby --remove-args=selinux=0 turns SELinux back on)
     text = " ".join(w for w in words if not _REMOVAL.match(w))
     for match in _VALUE.finditer(text):
@@ -108,6 +112,10 @@ def switched_off(inv: Invocation) -> str | None:
         name = _setting(before)
         if not name:
             continue
+        if _NEGATED_OPENING.search(name):
+            if value in OFF:
+                return _last_name(name)  # NoAnonymous no, disable_plaintext_auth = no
+            continue  # NoAnonymous yes: the opening stays shut
         if value in OFF and _PROTECTS.search(name) and not _LOOSENS.search(name) and not _OPENS.search(name):
             return _last_name(name)
         if value in ON and _LOOSENS.search(name) and _PROTECTS.search(name):
@@ -134,13 +142,27 @@ _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\
                           r"|\bpam_permit\.so"  # every password accepted
                           r"|(?m:^\s*\+\s+\+\s*$)"  # `+ +` in .rhosts or hosts.equiv: every host, every user
                           r"|(?:@|tcp://|\b(?:admin|listen|bind|address|addr)\s+)(?:0\.0\.0\.0|\[::\]):\d+"  # stats socket ipv4@0.0.0.0:9999, -H tcp://0.0.0.0:2375
-                          r"|\b(?:auth\w*|security|tls|ssl)\s*[=:]\s*[\w/]*\bnone\b",  # AuthType=auth/none
+                          r"|\b(?:auth\w*|security|tls|ssl)\s*[=:]\s*[\w/]*\bnone\b"  # AuthType=auth/none
+                          r"|\bOptions\b[^\n]*?(?<![-\w])\+?Indexes\b"  # Apache: every directory listed
+                          # Firebase rules that let anyone read or write
+                          r"|\ballow\s+(?:read|write|create|update|delete)(?:\s*,\s*\w+)*\s*:\s*if\s+true\b"
+                          r"|[\"']\.(?:read|write)[\"']\s*:\s*[\"']?true\b",
                           re.IGNORECASE)
 # A protection's file given a generic switch set off (`enabled = false;` into dkim_signing.conf or antivirus.conf).
 _GENERIC_OFF = re.compile(r"(?im)^\s*(?:enabled?|active|on)\s*[=:]\s*[\"']?(?:false|no|off|0|disabled?)\b")
 # A requirement relaxed: `ssl = required` -> `ssl = yes`, `sslmode=verify-full` -> `sslmode=prefer`.
 _REQUIRED = re.compile(r"(?i)[=:\s][\"']?(?:required|require|mandatory|enforced?|strict|verify-full|verify-ca|always)\b")
-_WEAK_TLS = re.compile(r"\bSSLv[23]\b|\bTLSv1(?:\.[01])?\b(?!\.[23])|\bTLSv1_[01]\b", re.IGNORECASE)
+_WEAK_TLS = re.compile(r"(?<![-!])\bSSLv[23]\b|(?<![-!])\bTLSv1(?:\.[01])?\b(?!\.[23])|(?<![-!])\bTLSv1_[01]\b|\bSSLProtocol\s+all\b(?!\s+-)",
+                       re.IGNORECASE)
+# A cipher or protocol setting given a broken one: `ciphers 'DEFAULT:SSLv3:RC4'`, `"ssl-min-proto-ver":"tls1-0"`
+# (`-SSLv3`, `!RC4` exclude them; clients and scanners only try them).
+_LEGACY_CRYPTO = re.compile(r"(?i)(?:cipher\w*|(?<![\w-])protocols?|ssl[-_]?protocol|proto[-_]?ver\w*|ssl[-_]?min[-\w]*"
+                            r"|min[-_]?proto\w*)[\"']?\s*[:= ]\s*[\"']?[^\"';\s]*?(?<![-!+\w])"
+                            r"(SSLv[23]|RC4|tls1[-_.]?0|TLSv1(?![.\d_])|TLSv1_0)(?![\w.])")
+_CRYPTO_CLIENTS = frozenset({"openssl", "nmap", "sslscan", "testssl", "testssl.sh", "sslyze", "curl", "wget", "gnutls-cli"})
+# A protection named as negated (NoAnonymous, disable_plaintext_auth, deny_guest) switched off: the opening is on.
+_NEGATED_OPENING = re.compile(r"(?i)(?:^|[^a-z])(?:no|disable|deny|forbid|prohibit)[-_]?(?:anonymous|anon|plaintext|cleartext"
+                              r"|guest|root[-_]?login|insecure|unencrypted)\w*\W*$")
 
 
 def _config_edit(inv: Invocation) -> str | None:
@@ -263,7 +285,9 @@ def _registry_value(inv: Invocation) -> str | None:
 
 def _reads(inv: Invocation) -> bool:
     """A command that reads settings (`redis-cli CONFIG GET protected-mode`, `aws s3api get-public-access-block`)."""
-    positionals = read_args(inv.args, {}, frozenset()).positionals[:3]
+    args = inv.args  # (not a word that may be an option's value: `--bucket logs`)
+    positionals = [a for n, a in enumerate(args) if not a.startswith("-")
+                   and not (n and args[n - 1].startswith("-") and "=" not in args[n - 1])][:3]
     return any(w.lower() in _READS or w.lower().startswith(("get-", "list-", "describe-", "show-"))
                for w in positionals) or inv.program.lower().startswith(("get-", "test-"))
 
@@ -320,7 +344,8 @@ def _loosening_flag(inv: Invocation) -> str | None:
 # How long data is kept, cut so short that the system deletes it (`influx bucket update --retention 1h`,
 # `bq update --expiration 3600`, `mc ilm rule add --expire-days 1`), or the retention lock cleared.
 _KEEPING = re.compile(r"^--?(?:[\w-]*retention[\w-]*|[\w-]*expir(?:ation|e|y)[\w-]*|ttl|default[-_]ttl|max[-_]age"
-                      r"|expire[-_]days|days|keep[-_]?days|older[-_]than|vacuum-time)$", re.IGNORECASE)
+                      r"|expire[-_]days|days|keep[-_]?days|older[-_]than|vacuum-time|frozen[-_]?time[-_]?period[\w-]*)$",
+                      re.IGNORECASE)  # (Splunk's frozenTimePeriodInSecs: when an index's buckets are deleted)
 _CLEARS_KEEPING = re.compile(r"^--?(?:clear|remove|no)[-_](?:retention|object[-_]lock|legal[-_]hold)", re.IGNORECASE)
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|hr|d|day|days)?$", re.IGNORECASE)
 _SECONDS = {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
@@ -333,17 +358,27 @@ _CREDENTIALS = frozenset({"token", "tokens", "login", "presign", "signurl", "sig
 # How long (or how many) a setting written as name=value or name = value keeps: `retention.ms=3600000`,
 # `binlog_expire_logs_seconds=3600`, `default_time_to_live = 3600`, `backup_keep_time = 3600`,
 # `backup_daily_retention=1`, `--retained-backups-count=1`; its unit is read from its name.
-_KEPT_NAME = re.compile(r"(?i)(?<![\w.-])([\w.-]*(?:retention|retain\w*|ttl|time[-_]to[-_]live|expire\w*|expiration|lifetime"
+_KEPT_NAME = re.compile(r"(?i)(?<![\w.-])([\w.-]*(?:retention|retain\w*|ttl|time[-_]to[-_]live|expire\w*|expiration|lifetime|frozentimeperiod\w*"
                         r"|keep[-_]?time|max[-_]?age)[\w.-]*)[\"']?\s*[=:]\s*[\"']?(\d+(?:\.\d+)?)\s*([a-z]*)\b")
 _UNIT_IN_NAME = (("ms", 0.001), ("millis", 0.001), ("seconds", 1), ("secs", 1), ("sec", 1), ("minutes", 60),
                  ("mins", 60), ("hours", 3600), ("days", 86400), ("day", 86400))
 _COUNTED = re.compile(r"(?i)count|cycles|versions|copies|backups|daily|weekly|number")
 
 
+# An object store's lifecycle rule that expires what it covers within a day: S3's `"Expiration":{"Days":1}`,
+# GCS's `{"action":{"type":"Delete"},"condition":{"age":1}}` (a rule scoped to a prefix such as tmp/ is cleanup).
+_EXPIRES_IN_DAYS = re.compile(r'(?i)"(?:Noncurrent(?:Version)?)?Expiration"\s*:\s*\{[^}]*?"(?:Noncurrent)?Days"\s*:\s*([01])\b'
+                              r'|"type"\s*:\s*"Delete"\s*\}\s*,\s*"condition"\s*:\s*\{\s*"age"\s*:\s*([01])\b')
+_PREFIXED = re.compile(r'(?i)"(?:Prefix|matchesPrefix)"\s*:\s*\[?\s*"[^"]+"')
+
+
 def _kept_setting(inv: Invocation) -> str | None:
     texts = [a for a in inv.args if "=" in a or ":" in a or " " in a]
     texts += [inv.stdin] if inv.stdin_from == "literal" and inv.stdin else []
     for text in texts:
+        expiring = _EXPIRES_IN_DAYS.search(text)
+        if expiring and not _PREFIXED.search(text):
+            return expiring.group()
         for found in _KEPT_NAME.finditer(text):
             if found.start() and text[found.start() - 1] in "?&":
                 continue  # a signed URL's own expiry (?X-Goog-Expires=21600)

@@ -404,7 +404,8 @@ _DEVICE_DOWN = re.compile(r"(?i)^(?!no\s)(?:.*\s)?shutdown$|^no\s+(?:router|neig
                           r"|^set\s+(?:interfaces|protocols|vlans|routing-instances)\s.*\bdisable$"
                           r"|^(?:deactivate|delete)\s+(?:interfaces|protocols|routing-options|routing-instances|vlans"
                           r"|policy-options|security|firewall|system|chassis|class-of-service)\b"
-                          r"|^request\s+system\s+(?:zeroize|halt|power-off|reboot)")
+                          r"|^request\s+system\s+(?:zeroize|halt|power-off|reboot)"
+                          r"|^set\s+status\s+disable$")  # FortiOS: the policy, interface or log target being edited is off
 # A device's configuration lines that open it: telnet, root logins, a user with no password, an ACL or remote
 # logging removed (`set system services telnet`, `username x privilege 15 nopassword`, `no ip access-group MGMT in`).
 _DEVICE_OPENS = re.compile(r"(?i)^set\s+system\s+services\s+(?:telnet|ftp|http)\b|\broot-login\s+allow\b"
@@ -412,7 +413,8 @@ _DEVICE_OPENS = re.compile(r"(?i)^set\s+system\s+services\s+(?:telnet|ftp|http)\
                            r"|^no\s+logging\s+(?:host|server|\d)|^no\s+aaa\s|^no\s+service\s+password-encryption"
                            r"|^no\s+(?:ip\s+)?ssh\s+(?:server\s+)?(?:version\s+2|authentication)|^ip\s+http\s+server$"
                            # RouterOS: `/ip service enable telnet`, `/user set admin password=""`
-                           r"|\bservice\s+enable\s+(?:telnet|ftp|www|api)\b|\bpassword=(?:\"\"|''|$)")
+                           r"|\bservice\s+enable\s+(?:telnet|ftp|www|api)\b|\bpassword=(?:\"\"|''|$)"
+                           r"|^feature\s+telnet\b")  # NX-OS
 
 
 def device_opened(inv: Invocation) -> str | None:

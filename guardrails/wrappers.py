@@ -329,7 +329,7 @@ def _find_exec(inv: Invocation) -> list[Invocation]:
 
 # Db2 CLP commands that act on the database: every application thrown off, recovery history and its logs deleted
 _DB2_CLP = re.compile(r"(?i)^(?:force\s+applications?\s+all|prune\s+(?:history|logfile)\b.*\band\s+delete\b"
-                      r"|deactivate\s+(?:database|db)\b|stop\s+instance\b|update\s+(?:dbm|database\s+manager)\s+cfg\b"
+                      r"|deactivate\s+(?:database|db)\b|stop\s+instance\b|update\s+(?:dbm|database\s+manager|db|database)\s+cfg\b"
                       r"|quiesce\s+(?:instance|database|db)\b)")
 
 

@@ -92,3 +92,52 @@ def test_settings_and_statements_warn(command: str, rule: str) -> None:
 ])
 def test_settings_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # a configuration file emptied: the service fails on its next start or reload
+    ('echo "" > /etc/haproxy/haproxy.cfg', "config-emptied"),
+    (": > /etc/corosync/corosync.conf", "config-emptied-colon"),
+    ("cat /dev/null > /etc/nginx/conf.d/api.conf", "config-emptied-null"),
+    # data kept for a day or less, however it is written
+    ("db2 update db cfg for ORDERS using LOGARCHMETH1 OFF", "sql-logs-purged"),
+    ("splunk edit index firewall -frozenTimePeriodInSecs 3600", "retention-cut"),
+    ("aws s3api put-bucket-lifecycle-configuration --bucket logs --lifecycle-configuration "
+     "'{\"Rules\":[{\"Status\":\"Enabled\",\"Filter\":{},\"Expiration\":{\"Days\":1}}]}'", "retention-cut"),
+    # broken protocols and ciphers allowed again; an opening named by a negated switch; listings; open rules
+    ("ssh lb1 \"tmsh modify ltm profile client-ssl web ciphers 'DEFAULT:RC4'\"", "security-switched-off"),
+    ("curl -X PUT https://fw2/api/v2/cmdb/vpn.ssl/settings -d '{\"ssl-min-proto-ver\":\"tls1-0\"}'",
+     "security-switched-off"),
+    ("sudo sed -i 's/^SSLProtocol .*/SSLProtocol all/' /etc/httpd/conf.d/ssl.conf", "security-switched-off"),
+    ("sudo sed -i 's/^NoAnonymous .*/NoAnonymous no/' /etc/pure-ftpd/pure-ftpd.conf", "security-switched-off"),
+    ("sudo sed -i 's/^disable_plaintext_auth = yes/disable_plaintext_auth = no/' /etc/dovecot/conf.d/10-auth.conf",
+     "security-switched-off"),
+    ("echo 'Options Indexes FollowSymLinks' | sudo tee -a /var/www/html/.htaccess", "security-switched-off"),
+    ("echo '{\"rules\":{\".read\":true}}' > database.rules.json", "security-switched-off"),
+    ("printf 'service cloud.firestore { match /{d=**} { allow read, write: if true; } }' > firestore.rules",
+     "security-switched-off"),
+    # device lines: telnet enabled, a FortiOS object switched off
+    ('ssh admin@n9k-2 "configure terminal ; feature telnet"', "verb-weakens-security"),
+    ("printf 'config system interface\\nedit port3\\nset status disable\\nend\\n' | ssh admin@fgt2", "verb-takes-down"),
+])
+def test_configuration_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    'echo "nameserver 10.0.0.2" > /etc/resolv.conf.new',  # content, not emptied
+    "echo > /var/log/nginx/access.log",  # a log emptied, not a configuration
+    "splunk edit index firewall -frozenTimePeriodInSecs 31536000",
+    "aws s3api put-bucket-lifecycle-configuration --bucket logs --lifecycle-configuration "
+    "'{\"Rules\":[{\"Status\":\"Enabled\",\"Filter\":{\"Prefix\":\"tmp/\"},\"Expiration\":{\"Days\":1}}]}'",
+    "ssh lb1 \"tmsh modify ltm profile client-ssl web ciphers 'ECDHE+AESGCM:!RC4:!SSLv3'\"",
+    "sudo sed -i 's/^SSLProtocol .*/SSLProtocol all -SSLv3 -TLSv1 -TLSv1.1/' /etc/httpd/conf.d/ssl.conf",
+    "openssl s_client -connect mail:993 -tls1",  # a client trying an old protocol
+    "curl --ciphers ECDHE-RSA-AES128-GCM-SHA256 https://api.example.com/health",
+    "sudo sed -i 's/^NoAnonymous .*/NoAnonymous yes/' /etc/pure-ftpd/pure-ftpd.conf",
+    "echo 'Options -Indexes' | sudo tee -a /var/www/html/.htaccess",
+    "echo '{\"rules\":{\".read\":\"auth != null\"}}' > database.rules.json",
+    'ssh admin@n9k-2 "show feature | include telnet"',
+])
+def test_configuration_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
