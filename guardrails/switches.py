@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from guardrails.invocation import Invocation, read_args
+from guardrails.invocation import Invocation
 
 # Names of settings that protect something.
 _PROTECTS = re.compile(
@@ -248,10 +248,49 @@ _FALSE = frozenset({"$false", "false", "no", "0", "off"})
 _ACCESS_ONLY = re.compile(r"(?i)accountenabled|firewall.*\brule|\brule.*firewall")
 
 
+# Maintenance mode entered: the host, node, site or server stops serving (`esxcli system maintenanceMode set
+# --enable true`, `consul maint -enable`, `wp maintenance-mode activate`, `acli host.enter_maintenance_mode`,
+# `-InMaintenanceMode $true`, `drush state:set system.maintenance_mode 1`); leaving it or asking about it does not.
+_MAINT = re.compile(r"(?i)^(?:[\w.:/-]*[-_.:/])?(?:in[-_]?)?maint(?:enance)?(?:[-_]?mode)?(?:\.php)?$")
+_MAINT_ENTER = re.compile(r"(?i)enter[-_]?maint")
+_MAINT_ON = frozenset({"--enable", "-enable", "enable", "activate", "on", "--on", "true", "$true", "1", "-e", "enter", "start"})
+
+
+_BODY_STATE = re.compile(r'(?i)"(?:state|status|admin[-_]?state|desired[-_]?state|power[-_]?state)"\s*:\s*"(?:disabled|stopped'
+                         r'|offline|down|suspended|inactive|maintenance|deallocated)"')
+
+
+def maintenance_entered(inv: Invocation) -> str | None:
+    """The maintenance mode a command switches on, or None."""
+    if inv.program.lower() in _SHOWS or inv.program.lower() in _PRINTS or _reads(inv):
+        return None
+    words = [inv.program, *inv.args]
+    for n, word in enumerate(words):
+        name, eq, value = word.partition(":") if word.startswith("-") and ":$" in word else word.partition("=")
+        if _MAINT_ENTER.search(name):
+            return name
+        if not _MAINT.match(name.lstrip("-")):
+            continue
+        following = [value] if eq else [w.lower().strip("'\"") for w in words[n + 1:n + 4]]
+        for i, w in enumerate(following[:-1]):
+            if w in _MAINT_ON and w.startswith("-") and following[i + 1] in _FALSE:
+                following = []  # --enable false: left
+        if any(w in _MAINT_ON for w in following) or \
+                any(w.lower() in _MAINT_ON for w in words[max(1, n - 2):n] if w.startswith("-")):
+            return name.lstrip("-")
+    return None
+
+
 def switched_down(inv: Invocation) -> str | None:
     """The state setting a command turns out of service (`az servicebus queue update --status Disabled`), or None."""
     if inv.program.lower() in _SHOWS or inv.program.lower() in _PRINTS or _reads(inv):
         return None
+    entered = maintenance_entered(inv)
+    if entered:
+        return entered
+    body = next((m for a in inv.args if "{" in a and (m := _BODY_STATE.search(a))), None)
+    if body and not _ACCESS_ONLY.search(" ".join(inv.args)):
+        return body.group()  # curl -X PUT .../interface/port5 -d '{"status":"down"}'
     args = list(inv.args)
     for n, arg in enumerate(args):
         name, eq, value = arg.partition("=")
@@ -260,7 +299,8 @@ def switched_down(inv: Invocation) -> str | None:
         if not eq or not value:  # --status Disabled, start= disabled (sc.exe)
             name, value = name, (args[n + 1] if n + 1 < len(args) else "")
         if name.startswith("-") and _ENABLED.search(name.lstrip("-")) and value.strip("'\"").lower() in _FALSE \
-                and not _OPENS.search(name) and not _LOOSENS.search(name) and not _ACCESS_ONLY.search(" ".join(args)):
+                and not _OPENS.search(name) and not _LOOSENS.search(name) and not _ACCESS_ONLY.search(" ".join(args)) \
+                and not any(_MAINT.match(a.lstrip("-")) for a in args):  # (maintenance mode --enable false: left)
             return name.lstrip("-")  # -Enabled $false, -HAEnabled:$false, -LinkEnabled No: switched off
         if name.lower().endswith("isoffline") and value.lower() != "$true":
             continue

@@ -173,7 +173,9 @@ HTTP_CLIENTS = frozenset({"curl", "http", "https", "xh", "xhs", "wget", "httpie"
 HTTP_WRITES = frozenset({"post", "put", "patch"})
 API_VERBS = {"exit": "takes_down", "quit": "takes_down", "empty": "destroys_data", "close": "takes_down", "mute": "weakens_security", "pause": "weakens_security",
              "downtime": "weakens_security", "quitquitquit": "takes_down",
-             "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data"}
+             "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data",
+             # an endpoint agent's host cut off the network; every channel or service redeployed at once
+             "contain": "takes_down", "isolate": "takes_down", "redeploy": "takes_down"}
 _DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
                "--post-data", "--post-file", "--upload-file", "-T")
 _URL = re.compile(r"^(?:https?://[^/\s]+|:\d*|localhost:\d+|[\w.-]+:\d+|\$\{?[A-Z][A-Z0-9_]*\}?)(/[^\s#]*)?$",
@@ -233,7 +235,7 @@ _PUBLIC_BODY = re.compile(r'"(?:public|is_public|publicAccess|allowPublic)"\s*:\
 # written with a body that switches it off.
 _PROTECTION_PATH = re.compile(r"(?i)/(?:settings|config)/[\w/]*?(?:ssl|tls|https|waf|security|auth|mfa|firewall|bot_fight"
                               r"|hsts|encryption)\w*")
-_OFF_BODY = re.compile(r'(?i)"(?:value|enabled|mode|status)"\s*:\s*(?:"(?:off|false|disabled?|essentially_off|none)"|false)')
+_OFF_BODY = re.compile(r'(?i)"(?:value|enabled|mode|status)"\s*:\s*(?:"(?:off|false|disabled?|essentially_off|none|down)"|false)')
 
 
 def _setting_switched_off(inv: Invocation) -> str | None:
@@ -626,6 +628,8 @@ def _powershell(program: str, args: tuple[str, ...] = ()) -> VerbFinding | None:
 def _classify(verb: str, context: Collection[str]) -> str | None:
     if verb == "pause" and _CHANGES.intersection(context) or verb == "unset" and _NO_FLAGS.intersection(context):
         return None
+    if verb in TAKES_DOWN and _MAINTENANCE.intersection(context):
+        return None  # `wp maintenance-mode deactivate`: back in service
     if verb in DESTROYS or verb in TAKES_DOWN:
         if SECURITY_NOUNS.intersection(context):
             return "weakens_security"

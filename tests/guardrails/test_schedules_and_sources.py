@@ -37,7 +37,6 @@ def test_warns(command: str, rule: str) -> None:
 
 @pytest.mark.parametrize("command", [
     "echo '0 3 * * * root /usr/local/bin/backup.sh' | sudo tee -a /etc/crontab", "crontab -l",
-    "echo 'MAILTO=ops@example.com' | crontab -",
     "iptables -I INPUT -s 203.0.113.9 -j DROP", "iptables -L INPUT -n", "conntrack -L", "conntrack -D -s 10.0.0.5",
     "firewall-cmd --list-all", "redis-cli --scan --pattern 'session:*'", "redis-cli KEYS 'flushall*'",
     "salt-key -L", "consul members", "apt-get install -y nginx", "pip install requests", "npm install -g pnpm",

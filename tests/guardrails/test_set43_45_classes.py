@@ -141,3 +141,58 @@ def test_configuration_classes_warn(command: str, rule: str) -> None:
 ])
 def test_configuration_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # maintenance mode entered: the host, node or site stops serving
+    ("esxcli system maintenanceMode set --enable true", "state-switched-down"),
+    ("consul maint -enable -service=api -reason 'disk swap'", "state-switched-down"),
+    ("wp maintenance-mode activate", "state-switched-down"),
+    ("acli host.enter_maintenance_mode node-2", "state-switched-down"),
+    ("Set-BrokerMachine -MachineName CORP\\VDA-12 -InMaintenanceMode $true", "state-switched-down"),
+    ("drush state:set system.maintenance_mode 1 --input-format=integer", "state-switched-down"),
+    ('echo "set server be_web/web2 state maint" | socat stdio /run/haproxy/admin.sock', "haproxy-runtime-down"),
+    # a whole crontab replaced; LVM deactivated or a snapshot merged back; a repair that can make it worse
+    ("echo 'MAILTO=ops@example.com' | crontab -", "crontab-replaced"),  # every job is gone
+    ("crontab -l | grep -v nightly-export | crontab -u app -", "crontab-replaced"),
+    ("sudo vgchange -an vg_pg", "lvm-deactivate"),
+    ("sudo lvconvert --merge vg0/root_snap", "lvm-snapshot-merge"),
+    ("sudo btrfs check --repair /dev/nvme1n1p2", "fs-repair-risky"),
+    # backups, DNS records, a standby promoted; an endpoint agent's host isolated; an interface set down by API
+    ("nodetool clearsnapshot --all", "nodetool-snapshots-cleared"),
+    ("aws route53 change-resource-record-sets --hosted-zone-id Z1 --change-batch file://batch.json",
+     "aws-dns-records-changed"),
+    ("sudo -u postgres pg_ctl promote -D /var/lib/postgresql/16/main", "pg-promote-cli"),
+    ('curl -X POST "https://edr.example.com/devices/actions?action_name=contain" -d \'{"ids":["a1"]}\'',
+     "verb-takes-down"),
+    ("curl -X PUT https://fw3/api/v2/cmdb/system/interface/port2 -d '{\"status\":\"down\"}'",
+     "state-switched-down"),
+])
+def test_state_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "esxcli system maintenanceMode get",
+    "esxcli system maintenanceMode set --enable false",  # leaving it
+    "consul maint -disable -service=api",
+    "consul maint",
+    "wp maintenance-mode status",
+    "wp maintenance-mode deactivate",
+    "acli host.exit_maintenance_mode node-2",
+    "Set-BrokerMachine -MachineName CORP\\VDA-12 -InMaintenanceMode $false",
+    "drush state:get system.maintenance_mode",
+    'echo "set server be_web/web2 state drain" | socat stdio /run/haproxy/admin.sock',  # sessions finish
+    "gcloud compute disks snapshot pg-0 --snapshot-names pg-0-pre-maint",
+    "crontab -l > /tmp/crontab.bak",
+    "sudo vgchange -ay vg_pg",
+    "sudo lvconvert --type raid1 -m 1 vg0/data",
+    "sudo btrfs check /dev/nvme1n1p2",
+    "nodetool clearsnapshot -t pre-upgrade-2026-11",
+    "nodetool listsnapshots",
+    "aws route53 list-resource-record-sets --hosted-zone-id Z1",
+    "pg_ctl status -D /var/lib/postgresql/16/main",
+    "curl -X PUT https://fw3/api/v2/cmdb/system/interface/port2 -d '{\"status\":\"up\"}'",
+])
+def test_state_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
