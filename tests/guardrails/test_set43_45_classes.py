@@ -196,3 +196,41 @@ def test_state_classes_warn(command: str, rule: str) -> None:
 ])
 def test_state_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # classes several blind writers flagged and the rules missed
+    ("sudo kill -9 $(ps -ef | grep '[m]ysqld' | awk '{print $2}')", "kill-computed"),
+    ("docker rm -f -v keycloak-db", "container-force-removed"),
+    ("gcloud iam service-accounts keys create sa.json --iam-account=etl@p.iam.gserviceaccount.com", "cloud-key-created"),
+    ("aws iam create-access-key --user-name deploy-bot", "cloud-key-created"),
+    ("vault write sys/policies/acl/ci policy=@ci.hcl", "vault-policy-written"),
+    ("ansible-vault decrypt inventories/prod/group_vars/all/vault.yml", "ansible-vault-decrypted"),
+    ("kubectl replace --force -f sts-kafka.yaml -n streaming", "kubectl-replace-force"),
+    ('Start-Process -FilePath "$env:TEMP\\fix.exe" -ArgumentList "/S" -Wait', "powershell-process-started"),
+    ("Set-Item WSMan:\\localhost\\Client\\TrustedHosts -Value \"*\" -Force", "windows-remoting-trusts-all"),
+    ("sfdisk /dev/sdc < layout.txt", "partition-table-written"),
+    ("varnishadm 'ban req.http.host ~ .'", "varnish-ban-everything"),
+])
+def test_recurring_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "kill -HUP $(cat /run/nginx.pid)",  # reload
+    "docker rm $(docker ps -aq -f status=exited)",  # finished containers
+    "docker rm -f $(docker ps -aq -f status=exited -f name=ci-)",
+    "gcloud iam service-accounts keys list --iam-account=etl@p.iam.gserviceaccount.com",
+    "aws iam list-access-keys --user-name deploy-bot",
+    "vault policy read ci",
+    "ansible-vault view inventories/prod/group_vars/all/vault.yml",
+    "kubectl replace -f configmap.yaml",
+    "Start-Process notepad.exe",
+    "Get-Item WSMan:\\localhost\\Client\\TrustedHosts",
+    "sudo sfdisk -d /dev/sdc > sdc.layout",
+    "sudo sfdisk -l /dev/sdc",
+    "varnishadm 'ban req.url ~ ^/assets/app\\.js$'",
+    "varnishadm ban.list",
+])
+def test_recurring_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
