@@ -262,6 +262,24 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      r"['\"]?(?:\1|admin\d*|password\d*|postgres|root|changeme|secret|123456|12345678|test|guest|sa|welcome\d*|oracle|manager|tiger)['\"]?"
      r"(?:\s|;|$)", "weak_password"),
     (r"^\s*CREATE\s+OR\s+REPLACE\s+TABLE\b", "table_replaced"),  # its rows are replaced by the query's
+    (r"^\s*INSERT\s+OVERWRITE\s+(?:TABLE\s+|INTO\s+)?(?!(?:LOCAL\s+)?DIRECTORY\b)", "table_replaced"),  # Hive, Spark, Databricks
+    # PostgreSQL: an index built without CONCURRENTLY holds off every write to the table until it is done
+    (r"^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?!CONCURRENTLY\b)(?:IF\s+NOT\s+EXISTS\s+)?\w+\s+ON\s+(?:ONLY\s+)?[\w.\"]+\s*"
+     r"(?:USING\s+\w+\s*)?\(", "table_locked"),
+    # RMAN: backups kept to a single copy or a day
+    (r"^\s*CONFIGURE\s+RETENTION\s+POLICY\s+TO\s+(?:REDUNDANCY\s+1\b|RECOVERY\s+WINDOW\s+OF\s+[01]\s+DAYS?\b|NONE\b)",
+     "backups_deleted"),
+    # a failover forced past the replicas' state; a standby made primary
+    (r"\bFORCE_FAILOVER_ALLOW_DATA_LOSS\b|^\s*ALTER\s+DATABASE\s+ACTIVATE\s+(?:PHYSICAL\s+|LOGICAL\s+)?STANDBY\s+DATABASE\b",
+     "failover_forced"),
+    # statements generated from the catalog (SELECT CONCAT('DROP DATABASE ', ...), format('DROP TABLE %I', ...)):
+    # what they drop or kill is whatever the query finds
+    (r"^\s*SELECT\s+(?:DISTINCT\s+)?(?:CONCAT|format|string_agg|GROUP_CONCAT|'|\")\s*\(?\s*['\"]\s*(?:DROP|TRUNCATE|KILL|DELETE)\b",
+     "generated_destructive"),
+    (r"^\s*KILL\s+QUERY\s+WHERE\s+(?!query_id\s*=)", "sessions_terminated"),  # ClickHouse: every query the condition matches
+    (r"^\s*ALTER\s+TABLE\s+[\w.\"`]+\s+DROP\s+(?!PARTITION\b|CONSTRAINT\b|INDEX\b|ROW\s+FILTER\b|PRIMARY\b|FOREIGN\b"
+     r"|DEFAULT\b|NOT\b|IF\s+EXISTS\s+(?:PARTITION|CONSTRAINT)\b)\w", "alter_drop"),  # CQL: ALTER TABLE t DROP col
+    (r"^\s*ALTER\s+(?:TASK|PIPE|ALERT)\s+(?:IF\s+EXISTS\s+)?\S+\s+SUSPEND\b", "server_shutdown"),  # Snowflake: loads stop
     (r"^\s*BACKUP\s+LOG\b.*\bTO\s+DISK\s*=\s*N?'NUL:?'", "backups_deleted"),  # the log chain thrown away
     (r"^\s*GRANT\s+(?:SUPERUSER|pg_write_server_files|pg_execute_server_program|sysadmin)\b", "privilege_granted"),
     (r"^\s*ALTER\s+LOGIN\s+sa\s+ENABLE\b", "privilege_granted"),

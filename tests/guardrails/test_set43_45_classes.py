@@ -234,3 +234,31 @@ def test_recurring_classes_warn(command: str, rule: str) -> None:
 ])
 def test_recurring_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("statement, rule", [
+    ("CREATE INDEX idx_orders_customer ON orders (customer_id);", "sql-table-locked"),  # writes wait for the build
+    ("INSERT OVERWRITE TABLE gold.revenue SELECT * FROM staging.revenue_v2", "sql-table-replaced"),
+    ("rman target / <<< 'CONFIGURE RETENTION POLICY TO REDUNDANCY 1;'", "sql-backups-purged"),
+    ("ALTER AVAILABILITY GROUP [AG1] FORCE_FAILOVER_ALLOW_DATA_LOSS;", "sql-replication-changed"),
+    ("SELECT CONCAT('DROP TABLE ', table_name, ';') FROM information_schema.tables WHERE table_schema = 'shop';",
+     "sql-generated-destructive"),
+    ("KILL QUERY WHERE user = 'etl'", "sql-sessions-terminated"),
+    ("ALTER TABLE rides.trips DROP surge_factor;", "sql-alter-drop"),
+    ("ALTER TASK ETL.LOAD_ORDERS SUSPEND;", "sql-writes-blocked"),
+])
+def test_more_statements_warn(statement: str, rule: str) -> None:
+    assert rule in rules(statement), check_command(statement)
+
+
+@pytest.mark.parametrize("statement", [
+    "CREATE INDEX CONCURRENTLY idx_orders_customer ON orders (customer_id);",
+    "INSERT INTO gold.revenue SELECT * FROM staging.revenue_v2 WHERE day = current_date",
+    "rman target / <<< 'CONFIGURE RETENTION POLICY TO RECOVERY WINDOW OF 14 DAYS;'",
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop';",
+    "KILL QUERY WHERE query_id = 'a1b2'",
+    "ALTER TABLE rides.trips ADD surge_factor double;",
+    "ALTER TASK ETL.LOAD_ORDERS RESUME;",
+])
+def test_more_statements_stay_quiet(statement: str) -> None:
+    assert not rules(statement), check_command(statement)
