@@ -36,7 +36,7 @@ _PROTECTS = re.compile(
 _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible|allow[-_]?public|anonymous"
                     r"|allow\.everyone|uselogoncredential|allowunencrypted|passwordneverexpires|trustedfordelegation"
                     r"|(?<![a-z])ssl3|(?<![a-z.])tls1(?![\d.])|tls1[01]"
-                    r"|(?<![a-z])guest|testsigning|nointegritychecks|smb1|sslv[23]|remotelogin"
+                    r"|(?<![a-z])guest|allow[-_]?guest|testsigning|nointegritychecks|smb1|sslv[23]|remotelogin"
                     r"|allow[-_]?(?:root|empty[-_]?password|remote)|insecure[-_]?registr|permit[-_]?root"
                     r"|password[-_]?not[-_]?required|serial[-_]?port|allowed[-_]?all|autoadminlogon"
                     r"|passwordauthentication|permitemptypasswords|challengeresponseauthentication"
@@ -130,6 +130,10 @@ def switched_off(inv: Invocation) -> str | None:
 # An in-place edit of a configuration file: `sed -i 's/OLD/NEW/' FILE` or `sed -i '/PATTERN/d' FILE`.
 _SUBSTITUTION = re.compile(r"^s(.)(.*?)(?<!\\)\1(.*?)(?<!\\)\1[gIi0-9]*$", re.DOTALL)
 _DELETION = re.compile(r"^[/\\](.+)/\s*d$")
+# A shared secret or password set to nothing or to a value every scanner tries (RADIUS's testing123).
+_WEAK_SECRET = re.compile(r"(?i)(?:^|\s|[\w.]_)(?:secret|password|passwd|psk|passphrase|requirepass|masterauth)\s*[=:]?\s*"
+                          r"(?:\"\"|''|(?:[\"']?(?:testing123|changeme|change_me|password1?|admin|secret|123456|default)[\"']?))\s*;?\s*$")
+_SPACED_KEY = re.compile(r"^(\^?\s*[A-Za-z][\w]*(?: [A-Za-z][\w]*)+)(\s*=)")  # a key of words (Singularity, Samba)
 # <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
 _XML = re.compile(r"(?:<([\w.-]+)>|_([\w.-]+)_)([^<]*)</([\w.-]+)>")
 _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
@@ -144,6 +148,9 @@ _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\
                           r"|(?:@|tcp://|\b(?:admin|listen|bind|address|addr)\s+)(?:0\.0\.0\.0|\[::\]):\d+"  # stats socket ipv4@0.0.0.0:9999, -H tcp://0.0.0.0:2375
                           r"|\b(?:auth\w*|security|tls|ssl)\s*[=:]\s*[\w/]*\bnone\b"  # AuthType=auth/none
                           r"|\bOptions\b[^\n]*?(?<![-\w])\+?Indexes\b"  # Apache: every directory listed
+                          # any password accepted: JupyterHub's dummy authenticator, Dovecot's nopassword passdb
+                          r"|authenticator_class\s*=\s*['\"]?(?:dummy|null)\b|\bnopassword\s*=\s*(?:y|yes|1|true)\b"
+                          r"|\blistener\s+\d+\s+0\.0\.0\.0\b"  # Mosquitto: a listener on every address
                           # Firebase rules that let anyone read or write
                           r"|\ballow\s+(?:read|write|create|update|delete)(?:\s*,\s*\w+)*\s*:\s*if\s+true\b"
                           r"|[\"']\.(?:read|write)[\"']\s*:\s*[\"']?true\b",
@@ -171,13 +178,14 @@ def _config_edit(inv: Invocation) -> str | None:
     that named a protection (`/auth_basic/d`)."""
     for arg in inv.args:
         script = arg[2:] if arg.startswith("-e") and len(arg) > 2 else arg
-        whole = _SUBSTITUTION.match(script.strip())  # one s/// whose text may hold ';' (`s/deny all;/allow all;/`)
-        for part in [script] if whole else re.split(r"[;\n]", script):
+        whole = _SUBSTITUTION.match(script.strip()) or _DELETION.match(script.strip())  # one s/// or /X/d whose text
+        for part in [script] if whole else re.split(r"[;\n]", script):  # may hold ';' (`s/deny all;/allow all;/`)
             part = part.strip()
             sub = _SUBSTITUTION.match(part)
             if sub:
-                old, new = (_XML.sub(lambda m: f"{m.group(4)}={m.group(3)}", g.replace("\\", ""))
-                            for g in (sub.group(2), sub.group(3)))
+                old, new = (_SPACED_KEY.sub(lambda m: m.group(1).replace(" ", "_") + m.group(2),
+                                            _XML.sub(lambda m: f"{m.group(4)}={m.group(3)}", g.replace("\\", "")))
+                            for g in (sub.group(2), sub.group(3)))  # `allow setuid = yes` is allow_setuid=yes
                 off = switched_off(Invocation(program="conf", args=tuple(new.split())))
                 if off and not switched_off(Invocation(program="conf", args=tuple(old.split()))):
                     return off
@@ -188,6 +196,9 @@ def _config_edit(inv: Invocation) -> str | None:
                     return weak.group()  # ssl_protocols TLSv1 TLSv1.1 ...
                 if _GENERIC_OFF.search(new) and not _GENERIC_OFF.search(old) and _protection_file(inv.args):
                     return _protection_file(inv.args)  # s/enabled = true/enabled = false/ in antivirus.conf
+                secret = _WEAK_SECRET.search(new)
+                if secret and not _WEAK_SECRET.search(old):
+                    return secret.group()  # secret = testing123, Password = "": anyone who guesses gets in
                 required = _REQUIRED.search(old)
                 if required and not _REQUIRED.search(new) and _PROTECTS.search(old.split("=")[0].split(":")[0]):
                     return old.strip("^ ")  # s/^ssl = required/ssl = yes/: a requirement relaxed
@@ -399,7 +410,7 @@ _CREDENTIALS = frozenset({"token", "tokens", "login", "presign", "signurl", "sig
 # `binlog_expire_logs_seconds=3600`, `default_time_to_live = 3600`, `backup_keep_time = 3600`,
 # `backup_daily_retention=1`, `--retained-backups-count=1`; its unit is read from its name.
 _KEPT_NAME = re.compile(r"(?i)(?<![\w.-])([\w.-]*(?:retention|retain\w*|ttl|time[-_]to[-_]live|expire\w*|expiration|lifetime|frozentimeperiod\w*"
-                        r"|keep[-_]?time|max[-_]?age)[\w.-]*)[\"']?\s*[=:]\s*[\"']?(\d+(?:\.\d+)?)\s*([a-z]*)\b")
+                        r"|keep[-_]?time|max[-_]?age)[\w.-]*)[\"'\]]{0,2}\s*[=:]\s*[\"']?(\d+(?:\.\d+)?)\s*([a-z]*)\b")
 _UNIT_IN_NAME = (("ms", 0.001), ("millis", 0.001), ("seconds", 1), ("secs", 1), ("sec", 1), ("minutes", 60),
                  ("mins", 60), ("hours", 3600), ("days", 86400), ("day", 86400))
 _COUNTED = re.compile(r"(?i)count|cycles|versions|copies|backups|daily|weekly|number")
@@ -461,6 +472,9 @@ def copies_cut(inv: Invocation) -> str | None:
 def retention_cut(inv: Invocation) -> str | None:
     """The setting that makes the system delete data within a day (or lifts its retention lock), or None."""
     vacuum = inv.program.lower() == "journalctl" and any(a.startswith("--vacuum-time") for a in inv.args)
+    if inv.program.lower() in ("sed", "gsed") and any(a.startswith("-i") for a in inv.args):
+        edits = [m.group(3) for a in inv.args if (m := _SUBSTITUTION.match(a.strip()))]  # the new text, written
+        return _kept_setting(Invocation(program="conf", args=tuple(edits))) if edits else None
     if (inv.program.lower() in _SHOWS and not vacuum) or _reads(inv) or _CREDENTIALS & {a.lower() for a in inv.args}:
         return None  # a token's, a signed URL's or a certificate's lifetime, not the data's
     kept = _kept_setting(inv)

@@ -262,3 +262,40 @@ def test_more_statements_warn(statement: str, rule: str) -> None:
 ])
 def test_more_statements_stay_quiet(statement: str) -> None:
     assert not rules(statement), check_command(statement)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # private keys deleted; configuration edits that open or weaken, however the key is written
+    ("sudo rm /etc/nginx/ssl/api.example.com.key", "key-material-deleted"),
+    ("shred -u ~/.ssh/id_ed25519", "key-material-deleted"),
+    ("sed -i '/deny all;/d' /etc/nginx/conf.d/metrics.conf", "security-switched-off"),  # ';' inside the pattern
+    ("sudo sed -i 's/^allow setuid = no/allow setuid = yes/' /etc/singularity/singularity.conf", "security-switched-off"),
+    ("sed -i 's/^allowguest=no/allowguest=yes/' /etc/asterisk/sip.conf", "security-switched-off"),
+    ("sed -i 's/secret = .*/secret = testing123/' /etc/raddb/clients.conf", "security-switched-off"),
+    ("echo \"c.JupyterHub.authenticator_class = 'dummy'\" | sudo tee -a /etc/jupyterhub/jupyterhub_config.py",
+     "security-switched-off"),
+    ("echo 'listener 8883 0.0.0.0' | sudo tee /etc/mosquitto/conf.d/ext.conf", "security-switched-off"),
+    ("sudo sed -i \"s/^# gitlab_rails\\['backup_keep_time'\\].*/gitlab_rails['backup_keep_time'] = 7200/\" /etc/gitlab/gitlab.rb",
+     "retention-cut"),
+    ('echo "" | sudo tee /etc/resolv.conf', "config-emptied-tee"),
+    ("echo 1 > /sys/block/sdd/device/delete", "disk-device-removed"),
+    ("echo 1 | sudo tee /sys/block/sdd/device/delete", "disk-device-removed-tee"),
+])
+def test_files_and_edits_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "sudo shred -u /tmp/id_rsa.bak",  # a temporary copy
+    "rm ~/.ssh/known_hosts",
+    "sudo rm /etc/nginx/ssl/old-2019.key.bak",
+    "sed -i '/server_tokens/d' /etc/nginx/nginx.conf",
+    "sudo sed -i 's/^allow setuid = yes/allow setuid = no/' /etc/singularity/singularity.conf",  # hardening
+    "sed -i 's/secret = .*/secret = $RADIUS_SECRET/' /etc/raddb/clients.conf",
+    "echo 'listener 8883 127.0.0.1' | sudo tee /etc/mosquitto/conf.d/local.conf",
+    "sudo sed -i \"s/^# gitlab_rails\\['backup_keep_time'\\].*/gitlab_rails['backup_keep_time'] = 604800/\" /etc/gitlab/gitlab.rb",
+    "echo 'nameserver 10.0.0.2' | sudo tee -a /etc/resolv.conf",
+    "echo 1 > /sys/class/scsi_host/host0/scan",  # a rescan adds devices
+])
+def test_files_and_edits_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
