@@ -175,7 +175,9 @@ API_VERBS = {"exit": "takes_down", "quit": "takes_down", "empty": "destroys_data
              "downtime": "weakens_security", "quitquitquit": "takes_down",
              "silence": "weakens_security", "purge": "destroys_data", "seek": "destroys_data",
              # an endpoint agent's host cut off the network; every channel or service redeployed at once
-             "contain": "takes_down", "isolate": "takes_down", "redeploy": "takes_down"}
+             "contain": "takes_down", "isolate": "takes_down", "redeploy": "takes_down",
+             "fail": "takes_down",  # Envoy's /healthcheck/fail: the instance leaves every load balancer
+             "silences": "weakens_security"}
 _DATA_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
                "--post-data", "--post-file", "--upload-file", "-T")
 _URL = re.compile(r"^(?:https?://[^/\s]+|:\d*|localhost:\d+|[\w.-]+:\d+|\$\{?[A-Z][A-Z0-9_]*\}?)(/[^\s#]*)?$",
@@ -200,11 +202,41 @@ def _commanded(inv: Invocation) -> VerbFinding | None:
     return None
 
 
+# Groovy run in the Jenkins controller (/scriptText, jenkins-cli groovy): it can do anything Jenkins can. A script
+# that only reads (println, collect) is a query; one that changes state, or whose text is not on the line, is not.
+_GROOVY_CHANGES = re.compile(r"\.(?:delete|doDelete|remove\w*|set[A-Z]\w*|save|disable|doDisable|makeDisabled|cancel\w*"
+                             r"|interrupt|execute|clear\w*|purge\w*|reload|restart|safeRestart|doSafeExit|doExit|kill|stop"
+                             r"|add\w*|put|revoke\w*)\s*\(|System\.exit|\.execute\(\)|Runtime\.getRuntime")
+
+
+def groovy_run(inv: Invocation) -> VerbFinding | None:
+    """Groovy sent to Jenkins' script console that changes state or is not shown, or None."""
+    if inv.program.lower() in HTTP_CLIENTS:
+        scripts = [a.split("=", 1)[1] for a in inv.args if a.startswith("script=")]
+        if not scripts or not any("scripttext" in a.lower() or "/script" in a.lower() for a in inv.args):
+            return None
+    elif inv.program.lower() == "java" and "groovy" in inv.args and any(a.endswith("jenkins-cli.jar") for a in inv.args):
+        scripts = [inv.stdin if inv.stdin_from == "literal" and inv.stdin else "$unseen"]
+    else:
+        return None
+    for script in scripts:
+        if script.startswith(("$", "@")) or "$(" in script or "`" in script:
+            return VerbFinding("weakens_security", "a Groovy script the line does not show")
+        found = _GROOVY_CHANGES.search(script)
+        if found:
+            return VerbFinding("destroys_data" if re.match(r"\.(?:delete|doDelete|remove|purge|clear)", found.group())
+                               else "weakens_security", found.group())
+    return None
+
+
 def http_effect(inv: Invocation) -> VerbFinding | None:
     """What a writing HTTP call to an API does, read from its URL's path and query words (or, for any
     method, from a field that names the command)."""
     if inv.program.lower() not in HTTP_CLIENTS:
         return None
+    groovy = groovy_run(inv)
+    if groovy is not None:
+        return groovy
     if _method(inv) not in HTTP_WRITES:
         return _commanded(inv)
     granted = next((a for a in inv.args if _ADMIN_BODY.search(a) or _PUBLIC_BODY.search(a)), None)
@@ -230,7 +262,8 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
 _ADMIN_BODY = re.compile(r'"cluster"\s*:\s*\[\s*"all"\s*\]|"action"\s*:\s*"disable"'
                          r'|"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
                          r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true')
-_PUBLIC_BODY = re.compile(r'"(?:public|is_public|publicAccess|allowPublic)"\s*:\s*true')
+_PUBLIC_BODY = re.compile(r'"(?:public|is_public|publicAccess|allowPublic)"\s*:\s*"?true\b'
+                          r'|"enabled"\s*:\s*true\s*,\s*"userId"\s*:\s*"anonymous"')  # Harbor, Nexus's anonymous access
 # A settings endpoint of a protection (Cloudflare's /settings/ssl, /settings/always_use_https, a WAF's mode)
 # written with a body that switches it off.
 _PROTECTION_PATH = re.compile(r"(?i)/(?:settings|config)/[\w/]*?(?:ssl|tls|https|waf|security|auth|mfa|firewall|bot_fight"
@@ -247,6 +280,7 @@ _SCOPED = {  # a body that names what the call touches: a CDN purge of listed fi
     "purge": re.compile(r'"(?:files|prefixes|tags|hosts)"\s*:'),
     "downtime": re.compile(r'"scope"\s*:\s*"(?!\*)[^"]+"'),
     "mute": re.compile(r'"scope"\s*:\s*"(?!\*)[^"]+"'),
+    "silences": re.compile(r'"value"\s*:\s*"(?!\.\*|\.\+)[^"]+"'),  # a silence for one alert, not every one
 }
 
 
@@ -531,6 +565,9 @@ def _admin_granted(inv: Invocation) -> VerbFinding | None:
 def _verb_effect(inv: Invocation) -> VerbFinding | None:
     if inv.program.lower() in HTTP_CLIENTS:
         return http_effect(inv)
+    groovy = groovy_run(inv) if inv.program.lower() == "java" else None
+    if groovy is not None:
+        return groovy
     program = inv.program
     if not program or program.lower() in SOFTWARE | SANDBOXES | READ_PROGRAMS or _PS_READS.match(program):
         return None

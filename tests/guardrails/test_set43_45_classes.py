@@ -299,3 +299,37 @@ def test_files_and_edits_warn(command: str, rule: str) -> None:
 ])
 def test_files_and_edits_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # Groovy in Jenkins' script console that changes state, or whose text is not on the line
+    ("curl -u admin:$T --data-urlencode 'script=Jenkins.instance.setCrumbIssuer(null)' https://jenkins.example.com/scriptText",
+     "verb-weakens-security"),
+    ("curl -u admin:$T --data-urlencode 'script=Jenkins.instance.getItemByFullName(\"api\").delete()' https://jenkins.example.com/scriptText",
+     "verb-destroys"),
+    ('curl -u admin:$T --data-urlencode "script=$(cat fix.groovy)" https://jenkins.example.com/scriptText', "unseen-script"),
+    ("cat cleanup.groovy | java -jar jenkins-cli.jar -s https://jenkins.example.com/ groovy =", "unseen-script"),
+    # APIs: an Envoy instance failed out of its load balancers, every alert silenced, a registry made public
+    ("curl -X POST http://127.0.0.1:9901/healthcheck/fail", "verb-takes-down"),
+    ("curl -X POST https://grafana/api/alertmanager/grafana/api/v2/silences -d '{\"matchers\":[{\"name\":\"alertname\","
+     "\"value\":\".*\",\"isRegex\":true}]}'", "verb-weakens-security"),
+    ("curl -X PUT -u admin:$P https://harbor/api/v2.0/projects/shop -d '{\"metadata\":{\"public\":\"true\"}}'",
+     "verb-weakens-security"),
+    ("curl -X POST es:9200/_bulk -H 'Content-Type: application/x-ndjson' --data-binary @changes.ndjson",
+     "search-bulk-unseen"),
+])
+def test_api_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "curl -u admin:$T --data-urlencode 'script=println(Jenkins.instance.getAllItems().size())' https://jenkins.example.com/scriptText",
+    "curl -s http://127.0.0.1:9901/ready",
+    "curl -X POST https://grafana/api/alertmanager/grafana/api/v2/silences -d '{\"matchers\":[{\"name\":\"alertname\","
+    "\"value\":\"DiskPressure\",\"isRegex\":false}]}'",
+    "curl -X PUT -u admin:$P https://harbor/api/v2.0/projects/shop -d '{\"metadata\":{\"public\":\"false\"}}'",
+    "curl -X POST 'es:9200/_bulk' -H 'Content-Type: application/x-ndjson' --data-binary '{\"index\":{}}'",
+    "curl -s es:9200/_cat/indices?v",
+])
+def test_api_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
