@@ -67,6 +67,7 @@ _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more",
                     "column", "getenforce", "sestatus", "select-object", "where-object", "format-table",
                     "get-mpcomputerstatus", "get-netfirewallprofile", "journalctl"})
 _PRINTS = frozenset({"echo", "printf"})
+_MANIFEST_READERS = frozenset({"kubectl", "oc", "kustomize"})  # what they are fed on stdin is applied
 _READS = frozenset({"get", "list", "ls", "describe", "show", "status", "info", "inspect", "view", "logs", "query",
                     "qe", "check", "test", "verify", "audit", "-t", "-l", "--list", "--get", "--show"})
 _MIN_TLS_OLD = re.compile(r"(?i)min(?:imum)?[-_]?tls[-_]?version[\"']?[=: ]+[\"']?(?:tls)?[-_ ]?1(?:[._]?[01])?(?![\d.])")
@@ -83,6 +84,10 @@ def switched_off(inv: Invocation) -> str | None:
     if program == "tee" and inv.stdin_from == "literal" and inv.stdin:  # echo 'x.security.disabled: true' | tee -a conf
         if _GENERIC_OFF.search(inv.stdin) and _protection_file(inv.args):
             return _protection_file(inv.args)
+        opened = _OPEN_TO_ALL.search(inv.stdin)
+        return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
+    if program in _MANIFEST_READERS and inv.stdin_from == "literal" and inv.stdin and not _reads(inv):
+        # kubectl apply -f - <<EOF (a PeerAuthentication with mtls mode DISABLE), cat <<EOF > conf
         opened = _OPEN_TO_ALL.search(inv.stdin)
         return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
     if program in _PRINTS and inv.redirects:  # echo '  stats socket ipv4@0.0.0.0:9999 level admin' >> haproxy.cfg

@@ -333,3 +333,36 @@ def test_api_classes_warn(command: str, rule: str) -> None:
 ])
 def test_api_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # changes rolled out to a fleet or a cluster for real, whose content is not on the line
+    ("salt '*' state.apply", "fleet-state-applied"),
+    ("salt -G 'role:web' pkg.upgrade", "fleet-state-applied"),
+    ("ansible-playbook -i inventories/prod rotate-certs.yml", "playbook-run"),
+    ("helm upgrade --install payments ./charts/payments -n prod -f values-prod.yaml", "helm-release-changed"),
+    ("kubectl apply --prune -l app=shop -R -f k8s/", "kubectl-apply-prune"),
+    ("kubectl krew install --manifest-url=https://example.org/plugins/x.yaml", "krew-plugin-installed"),
+    ("kubectl apply -f - <<EOF\napiVersion: security.istio.io/v1beta1\nkind: PeerAuthentication\nmetadata:\n"
+     "  name: default\nspec:\n  mtls:\n    mode: PERMISSIVE\nEOF", "security-switched-off"),
+])
+def test_rollouts_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "salt '*' state.apply test=True",
+    "salt '*' test.ping",
+    "salt '*' cmd.run 'df -h'",  # the command it carries is judged on its own
+    "ansible-playbook -i inventories/prod rotate-certs.yml --check --diff",
+    "ansible-playbook -i inventories/prod rotate-certs.yml --limit web01",
+    "ansible-playbook -i inventories/prod site.yml -t certs",
+    "helm upgrade --install payments ./charts/payments -n prod -f values-prod.yaml --dry-run",
+    "helm upgrade --install web bitnami/nginx --version 15.4.2",
+    "kubectl apply --dry-run=server -f k8s/",
+    "kubectl krew search neat",
+    "kubectl apply -f - <<EOF\napiVersion: security.istio.io/v1beta1\nkind: PeerAuthentication\nmetadata:\n"
+    "  name: default\nspec:\n  mtls:\n    mode: STRICT\nEOF",
+])
+def test_rollout_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
