@@ -366,3 +366,29 @@ def test_rollouts_warn(command: str, rule: str) -> None:
 ])
 def test_rollout_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    # AWS: code pushed past the pipeline, input the line does not show, links that outlive the incident
+    ("aws lambda update-function-code --function-name billing --zip-file fileb://fix.zip", "aws-code-pushed"),
+    ("aws iot create-job --job-id fw-9 --targets arn:aws:iot:us-east-1:1:thinggroup/all --document-source https://x/j.json",
+     "aws-code-pushed"),
+    ("aws dynamodb batch-write-item --request-items file://purge.json", "aws-unseen-input"),
+    ("aws s3api put-bucket-policy --bucket assets --policy file://policy.json", "aws-unseen-input"),
+    ('aws lambda invoke --function-name ops-runner --payload "$PAYLOAD" out.json', "aws-unseen-input"),
+    ("aws s3 presign s3://exports/customers.csv --expires-in 604800", "s3-long-presigned-link"),
+    ('aws cloudfront create-invalidation --distribution-id E2X --paths "/*"', "cdn-invalidated-everything"),
+])
+def test_aws_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "aws lambda get-function --function-name billing",
+    "aws dynamodb get-item --table-name t --key file://key.json",
+    "aws s3api get-bucket-policy --bucket assets",
+    "aws s3 presign s3://exports/report.pdf --expires-in 900",
+    "aws cloudfront create-invalidation --distribution-id E2X --paths /index.html /app.js",
+])
+def test_aws_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
