@@ -29,7 +29,7 @@ _PROTECTS = re.compile(
     r"|secruleengine|modsecurity|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|rate[-_]?limit"
     r"|forcelogin|password[-_]?policy|checkaddress|handlerssl|syncookies|kerberos"
     # durability: writes acknowledged before they are on disk, or the WAL no longer archived
-    r"|fsync|full[-_]?page[-_]?writes|synchronous[-_]?commit|doublewrite|archive[-_]?mode|(?<![\w-])sync(?![\w-])",
+    r"|delete[-_]?retention|fsync|full[-_]?page[-_]?writes|synchronous[-_]?commit|doublewrite|archive[-_]?mode|(?<![\w-])sync(?![\w-])",
     re.IGNORECASE)
 # Names of settings that open something to anyone when switched on (`--public-network-access Enabled`,
 # `users.anonymous.enabled: true`), or of features that are insecure by design (`testsigning on`, SMB1 = 1).

@@ -35,7 +35,7 @@ READ_ONLY_SUB = {
     "helm": {"list", "ls", "status", "history", "get", "show", "version"},
 }
 DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|truncate|reset|destroy|kill|"
-                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|leave|seek|reinit|failover|rebuild|pause|maint|promote|create index|"
+                               r"stop|reboot|shutdown|force|-f\b|\bdel\b|uninstall|mkfs|dd\b|purge|remove|disable|replicas=0|vacuum full|leave|seek|reinit|failover|rebuild|pause|maint|promote|create index|upgrade|"
                                r"snapshot restore|restart", re.I)  # a restore overwrites the live state; a restart drops connections
 
 
@@ -102,8 +102,9 @@ def test_real_runbooks_have_no_block_and_every_warning_is_destructive() -> None:
     # then Patroni paused (no automatic failover), Consul maintenance mode entered twice, pg_ctl promote,
     # a long-lived service-account key created (gcloud iam service-accounts keys create), an index built
     # without CONCURRENTLY on the users table (printed by pg_get_indexdef, to be run again), a playbook run
-    # for real against production, every pod of a service deleted by label at once (app=kas)
-    assert 5 <= len(warnings) <= 124
+    # for real against production, every pod of a service deleted by label at once (app=kas), a GKE control
+    # plane and a node pool upgraded
+    assert 5 <= len(warnings) <= 126
     # a warning destroys something, runs code nobody reviewed (curl ... | bash in one runbook),
     # weakens security (the bastions' ssh config turns StrictHostKeyChecking off) or runs a file
     # the runbook does not show (`psql < backup-roles.sql`, `gitlab-psql ... < rebuild_indexes.sql`)

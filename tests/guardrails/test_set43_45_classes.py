@@ -424,3 +424,39 @@ def test_cluster_and_app_classes_warn(command: str, rule: str) -> None:
 ])
 def test_cluster_and_app_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("sudo find /var/lib/mysql -name '*.ibd' -delete", "find-delete-path"),  # a datastore's files, filtered or not
+    ("az storage container generate-sas --account-name st1 -n data --permissions racwdl --expiry 2031-01-01",
+     "azure-sas-writable"),
+    ("sudo npm install -g pg-fixer-tool", "npm-global-install"),
+    ("gcloud container clusters upgrade prod-gke --master --cluster-version 1.30 --region us-east1", "cluster-upgraded"),
+    ("az aks upgrade -g rg -n aks-prod --kubernetes-version 1.30.1 --yes", "cluster-upgraded"),
+    ("sudo sysctl -w net.ipv4.ip_forward=0", "forwarding-switched-off"),
+    ('az aks update -g rg -n aks-prod --api-server-authorized-ip-ranges ""', "aks-api-opened"),
+    ("az network nsg rule create -g rg --nsg-name web -n deny-all --priority 100 --access Deny --direction Inbound "
+     "--source-address-prefixes '*' --destination-port-ranges '*'", "azure-deny-all-inbound"),
+    ("gcloud sql instances restore-backup orders-prod --backup-instance=orders-prod --backup-id=17", "cloud-sql-restored-over"),
+    ("az storage account blob-service-properties update -n st1 -g rg --enable-delete-retention false",
+     "security-switched-off"),
+])
+def test_cloud_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "find /var/log/nginx -name '*.gz' -mtime +30 -delete",  # rotated logs
+    "az storage container generate-sas --account-name st1 -n data --permissions r --expiry 2026-11-27T18:00Z",
+    "npm install -g pnpm",
+    "npm install -g @scope/tool@2.4.1",
+    "gcloud container get-server-config --region us-east1",
+    "az aks get-upgrades -g rg -n aks-prod",
+    "sudo sysctl -w net.ipv4.ip_forward=1",
+    "az aks update -g rg -n aks-prod --api-server-authorized-ip-ranges 203.0.113.0/24",
+    "az network nsg rule create -g rg --nsg-name web -n block-rdp --priority 100 --access Deny "
+    "--source-address-prefixes '*' --destination-port-ranges 3389",
+    "gcloud sql backups list --instance orders-prod",
+])
+def test_cloud_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
