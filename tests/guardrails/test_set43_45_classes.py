@@ -460,3 +460,40 @@ def test_cloud_classes_warn(command: str, rule: str) -> None:
 ])
 def test_cloud_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("mmapplypolicy fs1 -P /var/mmfs/etc/purge.pol -I yes", "gpfs-policy-applied"),
+    ("winget install --id Vendor.Tool --silent --accept-package-agreements", "package-from-outside-installed"),
+    ("ansible-pull -U https://github.com/someone/playbooks.git local.yml", "package-from-outside-installed"),
+    ("sudo snap install diag-tool --devmode", "snap-unconfined-installed"),
+    ("sudo snap remove --purge lxd", "snap-removed-with-data"),
+    ("flux create source git tools --url=https://github.com/someone/tools --branch=main", "gitops-source-created"),
+    ("gpg --export-secret-keys --armor > /tmp/keys.asc", "secret-keys-exported"),
+    ("gpg --batch --yes --delete-secret-keys 3AA5C34371567BD2", "secret-keys-deleted"),
+    ("ipa pwpolicy-mod --minlength=6 --maxfail=0", "password-policy-relaxed"),
+    ("chuser rlogin=true root", "password-policy-relaxed"),
+    ("Get-VMHost | Get-VMHostService | Where-Object Key -eq 'TSM-SSH' | Start-VMHostService", "esxi-service-started"),
+    ("vim-cmd hostsvc/enable_ssh", "esxi-ssh-enabled"),
+    ("vault write auth/approle/role/app token_ttl=1h token_max_ttl=0", "vault-token-lifetime-unbounded"),
+    ("aws ecr batch-delete-image --repository-name api --image-ids imageTag=v41", "container-images-deleted"),
+])
+def test_tool_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "mmapplypolicy fs1 -P /var/mmfs/etc/purge.pol -I test",
+    "winget list",
+    "snap install lxd",
+    "snap list",
+    "flux get sources git",
+    "gpg --list-secret-keys",
+    "ipa pwpolicy-show global_policy",
+    "Get-VMHost | Get-VMHostService | Where-Object Key -eq 'TSM-SSH' | Select-Object VMHost,Running",
+    "vim-cmd vmsvc/getallvms",
+    "vault write auth/approle/role/app token_ttl=1h token_max_ttl=4h",
+    "aws ecr describe-images --repository-name api",
+])
+def test_tool_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
