@@ -43,7 +43,7 @@ SECURITY_NOUNS = frozenset({
 # Package managers and the like remove software, which the next install brings back; version
 # control removes files its history keeps (`git rm --cached`). Their dangerous verbs are rules.
 SOFTWARE = frozenset({
-    "git", "hg", "svn", "fossil", "jj", "dvc", "git-lfs",
+    "git", "hg", "svn", "fossil", "jj", "dvc", "git-lfs", "module", "ml",  # (environment modules: module purge unloads)
     "apt", "apt-get", "aptitude", "yum", "dnf", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak",
     "pip", "pip3", "pipx", "uv", "poetry", "conda", "mamba", "npm", "pnpm", "yarn", "gem", "bundle", "cargo",
     "go", "composer", "nuget", "choco", "winget", "scoop", "asdf", "mise", "nvm", "pyenv", "rbenv", "sdk",
@@ -249,7 +249,7 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
         found = _URL.match(arg)
         if not found or not found.group(1):
             continue
-        words = [w for w in re.split(r"[/?&=]+", found.group(1)) if w]
+        words = [w for w in re.split(r"[/?&=]+", found.group(1)) if w and w not in _HARMLESS_ENDPOINTS]
         every = [p for w in words for p in parts(w)]
         for word in every:
             effect = API_VERBS.get(word) or _classify(word, every)
@@ -259,6 +259,8 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
 
 
 # A body that makes someone an administrator (Grafana's `{"role":"Admin"}`), or maps everyone to a role.
+# Endpoints whose name sounds destructive but only persist or reload (Elasticsearch's _flush writes segments to disk).
+_HARMLESS_ENDPOINTS = frozenset({"_flush", "_refresh", "_synced"})
 _ADMIN_BODY = re.compile(r'"cluster"\s*:\s*\[\s*"all"\s*\]|"action"\s*:\s*"disable"'
                          r'|"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
                          r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true')

@@ -497,3 +497,33 @@ def test_tool_classes_warn(command: str, rule: str) -> None:
 ])
 def test_tool_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    # false alarms the blind writers agree on: a reload signal, a thread dump, a topic branch, listing plugins,
+    # unloading environment modules, one token or lease revoked, a flush that only persists or drops one name
+    "sudo systemctl kill -s HUP rsyslog",
+    "kill -3 $(pgrep -f kafka.Kafka)",
+    "git push origin --delete feature/PAY-812-retry",
+    "grafana-cli plugins ls",
+    "module purge",
+    "vault token revoke -self",
+    "vault lease revoke database/creds/readonly/h3kf8Jq2",
+    "nodetool flush orders",
+    "unbound-control flush api.example.com",
+    "curl -X POST 'http://es-prod:9200/_flush'",
+    "wp rewrite flush",
+])
+def test_false_alarms_gone(command: str) -> None:
+    assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("sudo systemctl kill -s KILL postgresql", "service-killed"),
+    ("git push origin --delete release/2026.11", "git-push-delete"),
+    ("vault lease revoke -prefix database/creds/", "vault-revoke-many"),
+    ("unbound-control flush_zone .", "verb-destroys"),
+    ("ipfw -q flush", "verb-destroys"),
+])
+def test_their_dangerous_neighbours_still_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
