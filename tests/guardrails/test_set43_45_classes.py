@@ -527,3 +527,27 @@ def test_false_alarms_gone(command: str) -> None:
 ])
 def test_their_dangerous_neighbours_still_warn(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("impdp system/\"$PW\" directory=DP dumpfile=crm.dmp schemas=CRM table_exists_action=replace", "datapump-import-replaces"),
+    ("knife ssh 'role:web' 'sudo chef-client -o recipe[ops::hotfix]'", "chef-runlist-overridden"),
+    ("oc adm upgrade --to=4.16.3", "openshift-upgraded"),
+    ("gh workflow run teardown.yml -f environment=prod --ref feature/cleanup", "ci-workflow-dispatched"),
+    ("firebase auth:export users.json --format=json --project shop-prod", "identity-store-exported"),
+    ("sudo systemd-run --on-active=120 /opt/ops/fix-step.sh", "timer-runs-script"),
+])
+def test_last_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "impdp system/\"$PW\" directory=DP dumpfile=crm.dmp schemas=CRM sqlfile=crm_ddl.sql",
+    "sudo chef-client --why-run -o 'recipe[ops::hotfix]'",
+    "oc adm upgrade",
+    "gh workflow run deploy.yml --ref main",
+    "firebase projects:list",
+    "systemd-run --unit=tmp-clean --on-active=1h /usr/bin/find /tmp -type f -mtime +2 -delete",
+])
+def test_last_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
