@@ -34,7 +34,7 @@ from tests.guardrails.flagged import flagged as rules
      "org-policy-unenforced"),
     ("consul acl token update -id anonymous -policy-name global-management", "consul-anonymous-privileged"),
     ("firewall-cmd --permanent --zone=public --set-target=ACCEPT", "firewall-zone-accept"),
-    ("birdc -s /run/bird/bird.ctl disable anycast_v6", "verb-takes-down"),
+    ("birdc -s /run/bird/bird.ctl disable anycast_v6", "bgp-sessions-restarted"),
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)

@@ -551,3 +551,56 @@ def test_last_classes_warn(command: str, rule: str) -> None:
 ])
 def test_last_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("eksctl delete nodegroup --cluster prod --name ng-1", "eksctl-deleted"),
+    ("eksctl create iamidentitymapping --cluster prod --arn arn:aws:iam::1:role/x --group system:masters", "admin-group-mapped"),
+    ("sudo fail2ban-client unban --all", "fail2ban-unbanned-all"),
+    ("birdc restart all", "bgp-sessions-restarted"),
+    ("Invoke-CMScript -ScriptGuid 7A1B2C3D -CollectionId CIT00112", "script-pushed-to-fleet"),
+    ("wp eval-file /tmp/fix.php", "script-pushed-to-fleet"),
+    ("splunk install app /tmp/TA-vendor.tgz -auth admin:$P", "code-loaded-from-outside"),
+    ("spack install --no-checksum mytool@1.2", "code-loaded-from-outside"),
+    ("varnishadm vcl.load hotfix /tmp/hotfix.vcl", "code-loaded-from-outside"),
+    ('sudo timedatectl set-time "2020-01-01 00:00:00"', "clock-set"),
+    ("sudo swapoff -a", "swap-off"),
+    ("drbdadm invalidate r0", "replica-data-discarded"),
+    ("sudo mv /etc/kubernetes/manifests/kube-apiserver.yaml /root/", "static-pod-removed"),
+    ("zpool create -f tank2 mirror /dev/sdb /dev/sdc", "zfs-pool-changed-for-good"),
+    ("ipa-server-install --uninstall -U", "idm-server-uninstalled"),
+    ("Set-Mailbox -Identity ceo@example.com -ForwardingSmtpAddress someone@gmail.com", "mail-forwarded-outside"),
+    ("varnishadm backend.set_health origin_eu sick", "backend-marked-down"),
+    ("heroku access:add someone@gmail.com --app shop --permissions deploy", "heroku-access-or-credentials"),
+    ("/scripts/upcp --force", "hosting-forced-update"),
+    ("yarn application -list | awk 'NR>2{print $1}' | xargs -n1 yarn application -kill", "hadoop-apps-killed"),
+    ("sapcontrol -nr 00 -function StopSystem", "sap-instance-stopped"),
+    ("iris force PRD", "iris-forced-down"),
+])
+def test_more_tool_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "eksctl get nodegroup --cluster prod",
+    "fail2ban-client set sshd unbanip 203.0.113.9",
+    "birdc show protocols",
+    "wp db export /tmp/backup.sql",
+    "sudo dpkg -i ./build/app_1.2_amd64.deb",  # built here
+    "spack install hdf5@1.14.3",
+    "varnishadm vcl.list",
+    "timedatectl status",
+    "swapon --show",
+    "drbdadm status r0",
+    "ls /etc/kubernetes/manifests/",
+    "zpool status tank",
+    "zpool create -n tank2 mirror /dev/sdb /dev/sdc",
+    "Get-Mailbox -Identity ceo@example.com | Select ForwardingSmtpAddress",
+    "varnishadm backend.set_health origin_eu auto",
+    "heroku access -a shop",
+    "yarn application -list",
+    "sapcontrol -nr 00 -function GetProcessList",
+    "iris list",
+])
+def test_more_tool_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)

@@ -19,7 +19,7 @@ def _rules(command: str, policy=None) -> list[tuple[str, str]]:  # type: ignore[
     ("hcloud server delete web-prod-1", "verb-destroys"),
     ("linode-cli linodes delete 12345678", "verb-destroys"),
     ("oci os bucket delete --bucket-name prod-exports --empty --force", "verb-destroys"),
-    ("eksctl delete cluster --name prod --wait", "verb-destroys"),
+    ("eksctl delete cluster --name prod --wait", "eksctl-deleted"),  # (a rule of its own now)
     ("vault kv metadata delete secret/prod/db", "verb-destroys"),
     ("couchbase-cli bucket-flush -c localhost --bucket travel --force", "verb-destroys"),
     ("diskutil eraseDisk APFS Blank /dev/disk2", "verb-destroys"),
