@@ -53,7 +53,7 @@ _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "a
                      "role:admin"})
 # Names of settings that switch a protection off when set.
 _LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify|doesnotrequire"
-                      r"|enable[-_]legacy|permissive"
+                      r"|enable[-_]legacy|permissive|circular[-_]?logging"
                       r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))"
                       r"|[a-z]disabled$", re.IGNORECASE)  # AuditDisabled
 OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "none", "permissive", "unrestricted",

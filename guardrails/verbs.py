@@ -443,7 +443,9 @@ _DEVICE_DOWN = re.compile(r"(?i)^(?!no\s)(?:.*\s)?shutdown$|^no\s+(?:router|neig
                           r"|^(?:deactivate|delete)\s+(?:interfaces|protocols|routing-options|routing-instances|vlans"
                           r"|policy-options|security|firewall|system|chassis|class-of-service)\b"
                           r"|^request\s+system\s+(?:zeroize|halt|power-off|reboot)"
-                          r"|^set\s+status\s+disable$")  # FortiOS: the policy, interface or log target being edited is off
+                          r"|^set\s+status\s+disable$"  # FortiOS: the policy, interface or log target being edited is off
+                          # a configuration file the line does not show merged into the running one
+                          r"|^copy\s+(?:tftp|ftp|https?|scp|sftp|usb\w*|flash|bootflash|disk0)\S*\s+(?:system:)?running-config\b")
 # A device's configuration lines that open it: telnet, root logins, a user with no password, an ACL or remote
 # logging removed (`set system services telnet`, `username x privilege 15 nopassword`, `no ip access-group MGMT in`).
 _DEVICE_OPENS = re.compile(r"(?i)^set\s+system\s+services\s+(?:telnet|ftp|http)\b|\broot-login\s+allow\b"
@@ -486,7 +488,7 @@ def carried_config_lines(inv: Invocation) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
-_DEVICE_WORDS = frozenset({"no", "clear", "neighbor", "interface", "configure", "router"})
+_DEVICE_WORDS = frozenset({"no", "clear", "neighbor", "interface", "configure", "router", "copy"})
 
 
 def verb_effect(inv: Invocation) -> VerbFinding | None:

