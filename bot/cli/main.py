@@ -25,6 +25,7 @@ from bot.context import IncidentContext
 from bot.filters import Filters
 from bot.observability import configure_logging, new_request_id
 from bot.settings import Settings
+from guardrails import PolicyError
 from retrieval import db
 from retrieval.embed import EmbedderUnavailable
 from retrieval.ingest import EmptySource, IngestOptions, IngestRefused, describe, ingest
@@ -44,7 +45,7 @@ app.add_typer(report_app, name="report")
 T = TypeVar("T")
 DEMO_QUESTION = "Disk full on /var/lib/docker: No space left on device. What do I do?"
 USER_ERRORS = (db.DatabaseUnavailable, EmbedderUnavailable, IndexMismatch, FileNotFoundError, EmptyQuestion,
-               RerankerUnavailable)
+               RerankerUnavailable, PolicyError)  # (an operator's GUARD_POLICY file that does not parse)
 
 
 def _settings() -> Settings:

@@ -105,6 +105,15 @@ def test_database_down_is_one_clear_line(env: dict[str, str]) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_an_operator_policy_that_does_not_parse_is_one_clear_line(env: dict[str, str], tmp_path: Path) -> None:
+    policy = tmp_path / "ops.yaml"
+    policy.write_text("rules:\n  - id: x\n    reason: a: b\n", encoding="utf-8")  # a colon YAML reads as a mapping
+    result = run(["ask", "disk full on /var/lib/docker"], {**env, "GUARD_POLICY": str(policy)})
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith(f"error: {policy}: mapping values are not allowed here")
+    assert "Traceback" not in result.stderr
+
+
 def test_empty_question_gets_help(env: dict[str, str]) -> None:
     result = run(["ask", "  "], env)
     assert result.returncode == 2 and "Ask me about an incident" in result.stderr
