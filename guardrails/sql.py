@@ -189,9 +189,9 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
      "writes_blocked"),  # the application can no longer log in
     # PgBouncer's console: a database's clients paused, cut off or refused; CockroachDB's jobs or schedules paused
     (r"^\s*(?:PAUSE|SUSPEND|DISABLE)\b|^\s*KILL\s+(?!QUERY\b|CONNECTION\b|MUTATION\b)[A-Za-z_]\w*\s*;?\s*$", "writes_blocked"),
-    # code the database server runs as its operating-system user, or an untrusted language that can
+    # code the database server runs as its operating-system user, or an untrusted language that lets any function do so
     (r"\bCOPY\b.*\b(?:TO|FROM)\s+PROGRAM\b|\bCREATE\s+(?:OR\s+REPLACE\s+)?EXTENSION\s+(?:IF\s+NOT\s+EXISTS\s+)?"
-     r"\"?pl\w+u\"?(?:\s|;|$)|\bxp_cmdshell\s+'", "code_run"),  # the application can no longer log in
+     r"\"?pl\w+u\"?(?:\s|;|$)|\bxp_cmdshell\s+'", "code_run"),
     (r"^\s*PURGE\s+(?:DBA_RECYCLEBIN|RECYCLEBIN|TABLE|INDEX|TABLESPACE)\b", "recycle_purged"),
     (r"^\s*DELETE\s+(?:NOPROMPT\s+|FORCE\s+)*(?:BACKUP|ARCHIVELOG|COPY)\b(?!.*\bBACKED\s+UP\b)", "backups_deleted"),  # RMAN
     (r"^\s*ALTER\s+DATABASE\s+.*\b(?:CONNECTION\s+LIMIT\s+0\b|SET\s+(?:SINGLE_USER|OFFLINE|READ_ONLY)\b"

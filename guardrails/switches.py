@@ -84,12 +84,9 @@ def switched_off(inv: Invocation) -> str | None:
     if program == "tee" and inv.stdin_from == "literal" and inv.stdin:  # echo 'x.security.disabled: true' | tee -a conf
         if _GENERIC_OFF.search(inv.stdin) and _protection_file(inv.args):
             return _protection_file(inv.args)
-        opened = _OPEN_TO_ALL.search(inv.stdin)
-        return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
+        return _text_switched_off(inv.stdin)
     if program in _MANIFEST_READERS and inv.stdin_from == "literal" and inv.stdin and not _reads(inv):
-        # kubectl apply -f - <<EOF (a PeerAuthentication with mtls mode DISABLE), cat <<EOF > conf
-        opened = _OPEN_TO_ALL.search(inv.stdin)
-        return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(inv.stdin.split())))
+        return _text_switched_off(inv.stdin)  # kubectl apply -f - <<EOF (a PeerAuthentication, mtls mode DISABLE)
     if program in _PRINTS and inv.redirects:  # echo '  stats socket ipv4@0.0.0.0:9999 level admin' >> haproxy.cfg
         opened = _OPEN_TO_ALL.search(" ".join(inv.args))
         if opened:
@@ -130,6 +127,12 @@ def switched_off(inv: Invocation) -> str | None:
         if value in _ANYONE and _AUDIENCE.search(_last_name(name)):
             return _last_name(name)  # --visibility public, default_repository_permission=admin
     return _loosening_flag(inv)
+
+
+def _text_switched_off(text: str) -> str | None:
+    """What a configuration text written to a file or applied opens to all or switches off."""
+    opened = _OPEN_TO_ALL.search(text)
+    return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(text.split())))
 
 
 # An in-place edit of a configuration file: `sed -i 's/OLD/NEW/' FILE` or `sed -i '/PATTERN/d' FILE`.
@@ -270,16 +273,13 @@ _ACCESS_ONLY = re.compile(r"(?i)accountenabled|firewall.*\brule|\brule.*firewall
 _MAINT = re.compile(r"(?i)^(?:[\w.:/-]*[-_.:/])?(?:in[-_]?)?maint(?:enance)?(?:[-_]?mode)?(?:\.php)?$")
 _MAINT_ENTER = re.compile(r"(?i)enter[-_]?maint")
 _MAINT_ON = frozenset({"--enable", "-enable", "enable", "activate", "on", "--on", "true", "$true", "1", "-e", "enter", "start"})
-
-
+# A state set down in a JSON body: `curl -X PUT .../interface/port5 -d '{"status":"down"}'`.
 _BODY_STATE = re.compile(r'(?i)"(?:state|status|admin[-_]?state|desired[-_]?state|power[-_]?state)"\s*:\s*"(?:disabled|stopped'
                          r'|offline|down|suspended|inactive|maintenance|deallocated)"')
 
 
-def maintenance_entered(inv: Invocation) -> str | None:
-    """The maintenance mode a command switches on, or None."""
-    if inv.program.lower() in _SHOWS or inv.program.lower() in _PRINTS or _reads(inv):
-        return None
+def _maintenance_entered(inv: Invocation) -> str | None:
+    """The maintenance mode a command switches on, or None (switched_down has ruled out reading and printing)."""
     words = [inv.program, *inv.args]
     for n, word in enumerate(words):
         name, eq, value = word.partition(":") if word.startswith("-") and ":$" in word else word.partition("=")
@@ -301,12 +301,12 @@ def switched_down(inv: Invocation) -> str | None:
     """The state setting a command turns out of service (`az servicebus queue update --status Disabled`), or None."""
     if inv.program.lower() in _SHOWS or inv.program.lower() in _PRINTS or _reads(inv):
         return None
-    entered = maintenance_entered(inv)
+    entered = _maintenance_entered(inv)
     if entered:
         return entered
     body = next((m for a in inv.args if "{" in a and (m := _BODY_STATE.search(a))), None)
     if body and not _ACCESS_ONLY.search(" ".join(inv.args)):
-        return body.group()  # curl -X PUT .../interface/port5 -d '{"status":"down"}'
+        return body.group()
     args = list(inv.args)
     for n, arg in enumerate(args):
         name, eq, value = arg.partition("=")

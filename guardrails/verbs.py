@@ -234,9 +234,6 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
     method, from a field that names the command)."""
     if inv.program.lower() not in HTTP_CLIENTS:
         return None
-    groovy = groovy_run(inv)
-    if groovy is not None:
-        return groovy
     if _method(inv) not in HTTP_WRITES:
         return _commanded(inv)
     granted = next((a for a in inv.args if _ADMIN_BODY.search(a) or _PUBLIC_BODY.search(a)), None)
@@ -258,9 +255,9 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
     return _commanded(inv)
 
 
-# A body that makes someone an administrator (Grafana's `{"role":"Admin"}`), or maps everyone to a role.
 # Endpoints whose name sounds destructive but only persist or reload (Elasticsearch's _flush writes segments to disk).
 _HARMLESS_ENDPOINTS = frozenset({"_flush", "_refresh", "_synced"})
+# A body that makes someone an administrator (Grafana's `{"role":"Admin"}`), or maps everyone to a role.
 _ADMIN_BODY = re.compile(r'"cluster"\s*:\s*\[\s*"all"\s*\]|"action"\s*:\s*"disable"'
                          r'|"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
                          r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true')
@@ -376,6 +373,7 @@ def _named_actions(inv: Invocation) -> VerbFinding | None:
     if parts(lead)[:1] and parts(lead)[0] in READS:
         return None  # `gitlab-runner verify --delete`: checks, and forgets runners that are gone
     granting = bool({"acl", "acls"} & set(parts(inv.program))) or any(a.startswith("--allow") for a in args)
+    back_in_service = bool(_MAINTENANCE & set(map(str.lower, args)))  # `consul maint -disable`
     for n, arg in enumerate(args):
         name, eq, value = arg.partition("=")
         if name.lower() in ACTION_OPTIONS and (eq or n + 1 < len(args)):
@@ -390,7 +388,7 @@ def _named_actions(inv: Invocation) -> VerbFinding | None:
                 return VerbFinding("destroys_data", arg)
         # a long option that is the verb alone: `plesk bin subscription --suspend NAME`, `restartsrv_mysql --stop`
         # (not `--stop 2024-06-12T11:00:00Z`, the end of a time range)
-        if arg[2:].lower() in _BARE_STOPS and not eq and not _MAINTENANCE & set(map(str.lower, args)) \
+        if arg[2:].lower() in _BARE_STOPS and not eq and not back_in_service \
                 and not (n + 1 < len(args) and _TIME_VALUE.match(args[n + 1])):
             return VerbFinding("takes_down", arg)
         # a Windows command's slash option that is the action: `dnscmd DC01 /RecordDelete ...`, `/ZoneDelete`
@@ -403,7 +401,7 @@ def _named_actions(inv: Invocation) -> VerbFinding | None:
         # PowerShell's `Set-HVPool -Disable`, `Remove-VM -DeletePermanently`
         following = args[n + 1].lower() if n + 1 < len(args) else ""
         if _DASH_ACTION.match(arg) and not eq and following not in ("$false", "false", "0") \
-                and not _MAINTENANCE & set(map(str.lower, args)):  # not -DisableX $false; not `consul maint -disable`
+                and not back_in_service:  # not -DisableX $false; not `consul maint -disable`
             split = parts(arg[1:])
             if split[0] in _DASH_VERBS and not (set(split[1:]) & (_HARMLESS_REMOVALS | _ACCESS_LISTS)) and not granting:
                 return VerbFinding("destroys_data" if split[0] in DESTROYS else "takes_down", arg)
@@ -567,11 +565,11 @@ def _admin_granted(inv: Invocation) -> VerbFinding | None:
 
 
 def _verb_effect(inv: Invocation) -> VerbFinding | None:
-    if inv.program.lower() in HTTP_CLIENTS:
-        return http_effect(inv)
-    groovy = groovy_run(inv) if inv.program.lower() == "java" else None
+    groovy = groovy_run(inv)  # (curl to /scriptText, or java -jar jenkins-cli.jar groovy)
     if groovy is not None:
         return groovy
+    if inv.program.lower() in HTTP_CLIENTS:
+        return http_effect(inv)
     program = inv.program
     if not program or program.lower() in SOFTWARE | SANDBOXES | READ_PROGRAMS or _PS_READS.match(program):
         return None
