@@ -13,6 +13,7 @@ import pytest
 from psycopg import sql
 
 from bot import EXAMPLE_RUNBOOKS
+from guardrails.policy import PolicyError, default_policy
 from retrieval import db
 from retrieval.embed import WordLlamaEmbedder
 from retrieval.ingest import IngestOptions, ingest
@@ -22,6 +23,15 @@ EXAMPLES = EXAMPLE_RUNBOOKS
 EVAL = REPO.parent / "shared" / "eval"
 TEMPLATE = "rb_test_template"
 EXAMPLES_TEMPLATE = "rb_examples_template"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Stop at once when the bundled policy does not parse: every test that builds an agent would fail on it,
+    each after creating its database (a two-hour run of errors instead of one line)."""
+    try:
+        default_policy()
+    except PolicyError as exc:
+        pytest.exit(f"the bundled guardrails policy does not load: {exc}", returncode=3)
 
 
 @pytest.fixture(scope="session")
