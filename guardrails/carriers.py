@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass
 
 from guardrails.foreign import powershell
@@ -193,8 +194,9 @@ def _rest(inv: Invocation, carrier: Carrier) -> list[Invocation]:
         words = args[at + command_start(args[at:], carrier.values, carrier.skip):]
     else:
         return []
-    if carrier.shell:
-        return parse_shell(" ".join(words)) if words else []
+    if carrier.shell:  # (the remote shell splits a quoted argument again; the writer meant it as one: read both)
+        quoted = [shlex.quote(w) if re.search(r"\s", w) else w for w in words]
+        return parse_shell(" ".join(words)) + (parse_shell(" ".join(quoted)) if quoted != list(words) else [])
     return as_command(words, inv)
 
 

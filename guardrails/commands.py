@@ -25,6 +25,7 @@ from guardrails.switches import copies_cut, environment_switched_off, retention_
 from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, device_opened, everyone_granted,
                               parts, verb_effect)
 from guardrails.verdict import Finding, Verdict, rank
+from guardrails.zos import bare_zos
 from guardrails.wrappers import PREFIXES, expand
 
 
@@ -35,6 +36,8 @@ def invocations(command: str, policy: Policy | None = None, *, later: bool = Tru
     text = mask_placeholders(unprompted_text(command))
     if looks_like_sql(text):
         top = sql_invocations(text)
+    elif (mainframe := bare_zos(text)) is not None:  # (before PowerShell: `$PJES2,ABEND` is JES2's, not a variable)
+        top = mainframe
     elif looks_like_powershell(text):
         top = powershell(text)
     elif looks_like_cl(text):
@@ -196,8 +199,8 @@ def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
 # What a command acts on, named as throwaway (a pull request's preview, a test or scratch copy, a canary) with
 # nothing named as production: deleting or stopping it is housekeeping, reported at info. Protections
 # weakened, blocks and code run unseen keep their severity.
-_THROWAWAY = re.compile(r"(?i)(?<![a-z0-9])(?:pr-?\d+|preview|review-apps?|tmp|temp|scratch|ci(?!\.)|e2e|sandbox"
-                        r"|canary|loadtest|load-test|ephemeral)(?![a-z])")  # (ci.acme.io is a CI server, not throwaway)
+_THROWAWAY = re.compile(r"(?i)(?<![a-z0-9])(?:pr-?\d+|preview|review-apps?|tmp|temp|scratch|ci(?![.:])|e2e|sandbox"
+                        r"|canary|loadtest|load-test|ephemeral)(?![a-z])")  # (ci.acme.io is a CI server, Ci:: a Ruby namespace)
 _FILTERS = re.compile(r"(?<!\S)(?:-i?name|-i?path|-regex|--pattern|--include|--exclude|--match)[= ]+(\S+)")
 _LOCAL_PATH = re.compile(r"(?<![\w:/])(?:/|~/|\./|[A-Za-z]:\\)\S*")  # a file the command reads or writes, not a resource's name
 _PRODUCTION = re.compile(r"(?i)(?<![a-z])(?:prod|production|prd|live|primary|master|main)(?![a-z])")
@@ -314,8 +317,8 @@ def _action_unknown(inv: Invocation, policy: Policy) -> bool:
     """Whether the word that says what a command does is a variable: `kubectl $VERB deploy/api`, `aws $SVC $OP`,
     `kamcmd $(cat next_step.txt)`. A rule for the tool decides on that word (or the tool is a console of
     verbs), so what it does cannot be told; a later word that only reads (`kubectl $CTX get pods`) can."""
-    if inv.program.lower() in HTTP_CLIENTS:
-        return False  # a URL in a variable; the method says what the call does
+    if inv.program.lower() in HTTP_CLIENTS or inv.program in ("MVS", "TSO"):
+        return False  # a URL in a variable; the method says what the call does; JES2's $P is no variable
     args = inv.args[:inv.args.index("--")] if "--" in inv.args else inv.args
     view = read_args(args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
     words = view.positionals[:MAX_LEADING]

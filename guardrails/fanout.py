@@ -63,6 +63,8 @@ def xargs(inv: Invocation, start: int) -> list[Invocation]:
             # find P ... | xargs rm: the same as find P ... -delete, and judged as that
             find = inv.feed[1:] if inv.feed[0] == "find" else inv.feed[2:]
             found.insert(0, Invocation(program="find", args=(*find, "-delete"), cwd=inv.cwd))
+        if found and found[0].program in ("kubectl", "oc"):
+            found[0] = _listed_kind(found[0], inv.source or inv.feed)
         return found
     plain = replace(inv, stdin=None, stdin_from=None)
     placeholder = _replace_string(options)
@@ -70,6 +72,18 @@ def xargs(inv: Invocation, start: int) -> list[Invocation]:
     if placeholder is None:
         return as_command(words + tuple(items), plain)
     return [c for item in items for c in as_command(tuple(w.replace(placeholder, item) for w in words), plain)]
+
+
+def _listed_kind(inv: Invocation, source: tuple[str, ...]) -> Invocation:
+    """`kubectl get ns -o name | grep -v kube- | xargs kubectl delete`: the names are `namespace/...`, so the
+    deletion is of namespaces; the kind the listing asked for is put on the command line it feeds."""
+    positionals = [a for a in inv.args if not a.startswith("-")]
+    if positionals[:1] != ["delete"] or len(positionals) > 1 or not source or source[0] not in ("kubectl", "oc"):
+        return inv
+    listed = [a for a in source[1:] if not a.startswith("-")]
+    if len(listed) < 2 or listed[0] != "get" or "/" in listed[1]:
+        return inv
+    return replace(inv, args=(*inv.args, listed[1].split(",")[0] + "/listed"))
 
 
 def parallel(inv: Invocation) -> list[Invocation]:

@@ -40,6 +40,7 @@ class Invocation:
     cwd: str | None = None  # working directory after an earlier `cd` on the line, when known
     fetched: frozenset[str] = frozenset()  # files downloaded earlier on the line (curl -o F), by base name
     feed: tuple[str, ...] = ()  # the command (program, args) whose output is piped in, when it is another program
+    source: tuple[str, ...] = ()  # the command at the head of that pipe, through filters (grep, awk, cut, sort)
 
 
 @dataclass(frozen=True)

@@ -46,10 +46,20 @@ _CLIENTS: tuple[tuple[re.Pattern[str], str], ...] = (
 _MONGO_STATEMENT = re.compile(r"^[ \t]*(?:db|rs|sh)\.[\w$]+.*\)[ \t;]*$")
 
 
+# An IBM MQ command written without runmqsc around it: `CLEAR QLOCAL(X)`, `ALTER QMGR CONNAUTH(' ')` (upper case
+# but for quoted values: `delete from ...` is SQL).
+_MQSC_STATEMENT = re.compile(r"^[ \t]*(?:ALTER|CLEAR|DEFINE|DEF|DELETE|STOP|START|RESET|RESOLVE|SET|DISPLAY|DIS|REFRESH"
+                             r"|PURGE|SUSPEND|RESUME)\s+(?:QLOCAL|QL|QREMOTE|QR|QALIAS|QA|QMODEL|QMGR|CHANNEL|CHL"
+                             r"|LISTENER|LSTR|TOPIC|SUB|SERVICE|CHLAUTH|AUTHINFO|AUTHREC|PROCESS|NAMELIST|QUEUE)\b"
+                             r"(?:[^a-z']|'[^']*')*$")
+
+
 def unprompted(line: str) -> str:
     """The line as the tool behind its prompt would run it (the line unchanged when it has no prompt)."""
     if _MONGO_STATEMENT.match(line):
         return f"mongosh --eval {shlex.quote(line.strip())}"
+    if _MQSC_STATEMENT.match(line):
+        return f"echo {shlex.quote(line.strip())} | runmqsc"
     shell = _SHELL.match(line)
     if shell:
         return line[shell.end():]

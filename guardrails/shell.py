@@ -336,6 +336,7 @@ class _Walker:
     def _pipeline(self, node: Any, out: list[Invocation]) -> None:
         previous: Stream | None = None
         feed: tuple[str, ...] = ()  # the command writing to the pipe, when its output is another program's
+        source: tuple[str, ...] = ()  # the command at the head of the pipe, through filters
         for element in node.parts:
             if element.kind == "pipe":
                 continue
@@ -347,9 +348,11 @@ class _Walker:
             simple = bool(found) and element.kind == "command"
             if simple and previous is not None and found[0].stdin_from is None:
                 found[0] = replace(found[0], stdin=previous.text, stdin_from=previous.origin,
-                                   feed=feed if previous.origin == "program" else ())
+                                   feed=feed if previous.origin == "program" else (),
+                                   source=source if previous.origin == "program" else ())
             previous = output_of(found[0]) if simple else _group_output(found)
             feed = (found[0].program, *found[0].args) if simple else ()
+            source = (found[0].source or feed) if simple and found[0].program in FILTERS else feed
             out.extend(found)
 
     def _function(self, node: Any, out: list[Invocation]) -> None:
@@ -364,6 +367,11 @@ class _Walker:
 
 
 __all__ = ["MAX_BASHLEX_CHARS", "logical_lines", "parse_shell", "program_name"]  # program_name: re-exported
+
+
+# Programs that pass a listing on, narrowed or reshaped: what comes out is still the head command's objects.
+FILTERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "gawk", "sed", "cut", "sort", "uniq", "head", "tail", "tr",
+                     "jq", "column"})
 
 
 def _group_output(found: list[Invocation]) -> Stream:

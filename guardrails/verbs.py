@@ -260,14 +260,19 @@ _HARMLESS_ENDPOINTS = frozenset({"_flush", "_refresh", "_synced"})
 # A body that makes someone an administrator (Grafana's `{"role":"Admin"}`), or maps everyone to a role.
 _ADMIN_BODY = re.compile(r'"cluster"\s*:\s*\[\s*"all"\s*\]|"action"\s*:\s*"disable"'
                          r'|"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
-                         r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true')
+                         r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true'
+                         # NetBox's is_superuser, Okta's {"type":"SUPER_ADMIN"}, PAN-OS's <superuser>yes</superuser>
+                         r'|"(?:is_?)?(?:super_?user|super_?admin|site_?admin|is_?admin|is_?staff)"\s*:\s*"?true\b'
+                         r'|"(?:type|role|roleType)"\s*:\s*"(?:SUPER_?ADMIN|ORG_?ADMIN|APP_?ADMIN|GLOBAL_?ADMIN\w*)"'
+                         r'|(?:<|_)superuser(?:>|_)\s*yes\s*</superuser>', re.IGNORECASE)  # (`<x>` reaches here as `_x_`)
 _PUBLIC_BODY = re.compile(r'"(?:public|is_public|publicAccess|allowPublic)"\s*:\s*"?true\b'
                           r'|"enabled"\s*:\s*true\s*,\s*"userId"\s*:\s*"anonymous"')  # Harbor, Nexus's anonymous access
 # A settings endpoint of a protection (Cloudflare's /settings/ssl, /settings/always_use_https, a WAF's mode)
 # written with a body that switches it off.
-_PROTECTION_PATH = re.compile(r"(?i)/(?:settings|config)/[\w/]*?(?:ssl|tls|https|waf|security|auth|mfa|firewall|bot_fight"
+_PROTECTION_PATH = re.compile(r"(?i)/(?:settings|config)/[^\s?&]*?(?:ssl|tls|https|waf|security|auth|mfa|firewall|bot_fight"
                               r"|hsts|encryption)\w*")
-_OFF_BODY = re.compile(r'(?i)"(?:value|enabled|mode|status)"\s*:\s*(?:"(?:off|false|disabled?|essentially_off|none|down)"|false)')
+_OFF_BODY = re.compile(r'(?i)"(?:value|enabled|mode|status)"\s*:\s*(?:"(?:off|false|disabled?|essentially_off|none|down)"|false)'
+                       r'|(?:<|_)disabled(?:>|_)\s*yes\s*</disabled>|(?:<|_)(enabled?|log[-\w]*)(?:>|_)\s*(?:no|false)\s*</\1>')  # (XML)
 
 
 def _setting_switched_off(inv: Invocation) -> str | None:
@@ -303,9 +308,13 @@ def _method(inv: Invocation) -> str:
     positionals = [a for a in args if not a.startswith("-")]
     if positionals and positionals[0].lower() in ("post", "put", "patch", "delete", "get", "head"):
         return positionals[0].lower()  # httpie: http POST URL
-    if any(a.split("=", 1)[0] in _DATA_FLAGS for a in args):
+    if any(a.split("=", 1)[0] in _DATA_FLAGS for a in args) or any(_XML_API_WRITE.search(a) for a in args):
         return "post"
     return "get"
+
+
+# PAN-OS's XML API changes the configuration through a GET: `/api/?type=config&action=set&xpath=...`.
+_XML_API_WRITE = re.compile(r"[?&]type=config&(?:.*&)?action=(?:set|edit|delete|move|rename|override)\b", re.IGNORECASE)
 
 
 # Options through which a tool's own console runs one of its commands: `asterisk -rx "core stop now"`,

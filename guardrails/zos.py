@@ -37,3 +37,33 @@ def zos_command(inv: Invocation) -> list[Invocation] | None:
     if kind == "MVS" and tokens and tokens[0].startswith("-"):  # -DB2P STOP DB2: a subsystem's command prefix,
         tokens = tokens[1:]  # then the subsystem's own command (STOP, TERM, CLEAR, DISPLAY)
     return [Invocation(program=kind, args=tuple(tokens))] if tokens else None
+
+
+# The same commands typed bare, as a runbook for the mainframe lists them: upper case throughout (quoted data set
+# names aside), led by a TSO/RACF/DFSMShsm verb or by an operator console command (`V 0A80,OFFLINE`, `Z EOD`,
+# `$PJES2,ABEND`, `-DB2P STOP DATABASE(X)`, `F CICSPRD,CEMT ...`).
+_TSO_VERBS = frozenset({"PERMIT", "PE", "ALTDSD", "ALD", "ALTUSER", "ALU", "ADDUSER", "AU", "DELUSER", "DU", "DELDSD",
+                        "DD", "SETROPTS", "SETR", "RVARY", "RALTER", "RALT", "RDEFINE", "RDEF", "RDELETE", "RDEL",
+                        "CONNECT", "CO", "REMOVE", "DELGROUP", "DG", "HDELETE", "HDEL", "HBDELETE", "HBDEL", "HMIGRATE",
+                        "DELETE", "DEL", "LISTDS", "LISTCAT", "LISTUSER", "LU", "LISTGRP", "LG", "RLIST", "RL", "SEARCH"})
+_CONSOLE = re.compile(r"^(?:\$[A-Z]|-[A-Z][A-Z0-9@#$]{0,7}\s|(?:V|VARY|Z|HALT|C|CANCEL|F|MODIFY|P|STOP|S|START|D|DISPLAY"
+                      r"|K|FORCE|SETPROG|SETSMS|ROUTE|RO)[ ,]\S)")
+_LOWER = re.compile(r"[a-z]")
+
+
+def bare_zos(text: str) -> list[Invocation] | None:
+    """A TSO/RACF or console command typed as it is on the mainframe, or None when the line is not one."""
+    line = text.strip()
+    if not line or "\n" in line or _LOWER.search(re.sub(r"'[^']*'", "", line)):
+        return None
+    first = line.split(None, 1)[0]
+    if first in _TSO_VERBS and len(line.split()) > 1:
+        return [Invocation(program="TSO", args=tuple(_WORDS.findall(line)))]
+    if _CONSOLE.match(line):
+        tokens = _WORDS.findall(line)
+        if tokens[0].startswith("$"):  # JES2: $PJES2 is $P JES2, $DJ1234 is $D J1234
+            tokens = [tokens[0][:2], *([tokens[0][2:]] if tokens[0][2:] else []), *tokens[1:]]
+        elif tokens[0].startswith("-"):
+            tokens = tokens[1:]
+        return [Invocation(program="MVS", args=tuple(tokens))] if tokens else None
+    return None
