@@ -28,6 +28,7 @@ _PROTECTS = re.compile(
     r"|failureaction|oauth|xsrf|appendonly|(?<![a-z])crl(?![a-z])|revocation|ocsp|disallow|automatic(?:ally)?[-_]?install|auto[-_]?update|automaticupdate|network[-_]?polic|strong[-_]?crypto|(?<![a-z])log[-_]?level|(?<![a-z])logging"
     r"|secruleengine|modsecurity|anti[-_]?flood|authreject|brute[-_]?force|cphulk|fail2ban|rate[-_]?limit"
     r"|forcelogin|password[-_]?policy|checkaddress|handlerssl|syncookies|kerberos"
+    r"|(?<![a-z])acl(?![a-z])|hostssl|disable[-_]functions|open[-_]basedir"
     # durability: writes acknowledged before they are on disk, or the WAL no longer archived
     r"|delete[-_]?retention|fsync|full[-_]?page[-_]?writes|synchronous[-_]?commit|doublewrite|archive[-_]?mode|(?<![\w-])sync(?![\w-])",
     re.IGNORECASE)
@@ -42,7 +43,8 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|passwordauthentication|permitemptypasswords|challengeresponseauthentication"
                     r"|kbdinteractiveauthentication|allow[-_]?privilege|allow[-_]?pool[-_]?delete|allow[-_]?force[-_]?push"
                     r"|remote_os_authent|app_debug|(?<![a-z])debug[-_]?mode|disable[-_]?authentication|allow[-_ ]setuid"
-                    r"|mount[-_ ]hostfs|enable[-_]?public[-_]?network|auto[-_]?forward", re.IGNORECASE)  # (switched off, these harden)
+                    r"|mount[-_ ]hostfs|enable[-_]?public[-_]?network|auto[-_]?forward"
+                    r"|(?<![a-z])privileged(?![a-z])", re.IGNORECASE)  # (switched off, these harden)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"
@@ -52,7 +54,7 @@ _ANYONE = frozenset({"public", "everyone", "anyone", "anonymous", "allusers", "a
                      "allow", "admin", "user:*", "user:anonymous", "0.0.0.0/0", "::/0", "all-unauthenticated",
                      "role:admin"})
 # Names of settings that switch a protection off when set.
-_LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert)|no[-_]?verify|doesnotrequire"
+_LOOSENS = re.compile(r"(?:^|[-_./])(?:disable|insecure|skip[-_]?(?:verify|tls|ssl|cert|acl|auth\w*|permission)|no[-_]?verify|doesnotrequire"
                       r"|enable[-_]legacy|permissive|circular[-_]?logging"
                       r"|allow[-_]?(?:insecure|unsafe|all)|trust[-_]?all|ignore[-_]?(?:cert|ssl|tls))"
                       r"|[a-z]disabled$", re.IGNORECASE)  # AuditDisabled
@@ -61,6 +63,8 @@ OFF = frozenset({"false", "0", "off", "no", "disabled", "disable", "never", "non
                  "trust", "old", "legacy", "allow_unencrypted_and_encrypted", "unencrypted", "alwaysallow",
                  "allowallauthenticator", "allowallauthorizer", "all-unauthenticated", "dryrun", "audit", "rejected"})
 ON = frozenset({"true", "1", "yes", "on", "enabled", "enable", "$true"})
+_ADMIN_ROLES = frozenset({"superuser", "admin", "administrator", "cluster-admin", "root", "owner"})
+_ANONYMOUS = re.compile(r"(?i)anonymous|unauthenticated|everyone")  # ... given to whoever does not log in
 # Programs that read or print: the words they are given are shown, not set (a redirect to a file is a write).
 _SHOWS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "cat", "less", "more", "head", "tail", "awk", "sed", "jq",
                     "yq", "man", "which", "type", "stat", "ls", "find", "diff", "wc", "sort", "uniq", "cut", "tr",
@@ -81,6 +85,8 @@ def switched_off(inv: Invocation) -> str | None:
     program = inv.program.lower()
     if program in ("sed", "gsed", "perl") and any(a.startswith("-i") or a.startswith("-pi") for a in inv.args):
         return _config_edit(inv)
+    if program == "yq" and any(a in ("-i", "--inplace") for a in inv.args):  # yq -i '.x.enabled = false' FILE
+        return _text_switched_off(" ".join(a for a in inv.args if not a.startswith("-") and "=" in a))
     if program == "tee" and inv.stdin_from == "literal" and inv.stdin:  # echo 'x.security.disabled: true' | tee -a conf
         if _GENERIC_OFF.search(inv.stdin) and _protection_file(inv.args):
             return _protection_file(inv.args)
@@ -118,21 +124,34 @@ def switched_off(inv: Invocation) -> str | None:
             if value in OFF:
                 return _last_name(name)  # NoAnonymous no, disable_plaintext_auth = no
             continue  # NoAnonymous yes: the opening stays shut
-        if value in OFF and _PROTECTS.search(name) and not _LOOSENS.search(name) and not _OPENS.search(name):
+        protects = _PROTECTS.search(name) or _PROTECTS.search(_snake(name))  # (skipACL: skip_ACL)
+        loosens = _LOOSENS.search(name) or _LOOSENS.search(_snake(name))  # (tlsAllowInsecureConnection)
+        if value in OFF and protects and not loosens and not _OPENS.search(name):
             return _last_name(name)
-        if value in ON and _LOOSENS.search(name) and _PROTECTS.search(name):
-            return _last_name(name)  # -DisableRealtimeMonitoring $true; not scale-down-disabled=true
+        if value in ON and loosens and protects:
+            return _last_name(name)  # -DisableRealtimeMonitoring $true, skipACL=yes; not scale-down-disabled=true
         if value in ON and _OPENS.search(name) and not _LOOSENS.search(name):
             return _last_name(name)  # --public-network-access Enabled, users.anonymous.enabled true
+        if value in _ADMIN_ROLES and _ANONYMOUS.search(name):
+            return _last_name(name)  # xpack.security.authc.anonymous.roles: superuser
         if value in _ANYONE and _AUDIENCE.search(_last_name(name)):
             return _last_name(name)  # --visibility public, default_repository_permission=admin
     return _loosening_flag(inv)
 
 
+def _snake(name: str) -> str:
+    """A camelCase name with its words split (`tlsAllowInsecureConnection` -> `tls_Allow_Insecure_Connection`)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+
+
 def _text_switched_off(text: str) -> str | None:
     """What a configuration text written to a file or applied opens to all or switches off."""
     opened = _OPEN_TO_ALL.search(text)
-    return opened.group() if opened else switched_off(Invocation(program="conf", args=tuple(text.split())))
+    if opened:
+        return opened.group()
+    keyed = "\n".join(_SPACED_KEY.sub(lambda m: m.group(1).strip().replace(" ", "_") + m.group(2), line.strip())
+                      for line in text.split("\n"))  # `guest ok = yes` is guest_ok=yes
+    return switched_off(Invocation(program="conf", args=tuple(keyed.split())))
 
 
 # An in-place edit of a configuration file: `sed -i 's/OLD/NEW/' FILE` or `sed -i '/PATTERN/d' FILE`.
@@ -140,7 +159,9 @@ _SUBSTITUTION = re.compile(r"^s(.)(.*?)(?<!\\)\1(.*?)(?<!\\)\1[gIi0-9]*$", re.DO
 _DELETION = re.compile(r"^[/\\](.+)/\s*d$")
 # A shared secret or password set to nothing or to a value every scanner tries (RADIUS's testing123).
 _WEAK_SECRET = re.compile(r"(?i)(?:^|\s|[\w.]_)(?:secret|password|passwd|psk|passphrase|requirepass|masterauth)\s*[=:]?\s*"
-                          r"(?:\"\"|''|(?:[\"']?(?:testing123|changeme|change_me|password1?|admin|secret|123456|default)[\"']?))\s*;?\s*$")
+                          r"(?:\"\"|''|(?:[\"']?(?:testing123|changeme|change_me|password1?|admin|secret|123456|default)[\"']?))\s*;?\s*$"
+                          # a user:password pair of the same guessable kind (HAProxy's `stats auth admin:admin`)
+                          r"|(?:^|\s)auth\s+\w+:(?:admin|password|changeme|secret|123456|default)\s*$")
 _SPACED_KEY = re.compile(r"^(\^?\s*[A-Za-z][\w]*(?: [A-Za-z][\w]*)+)(\s*=)")  # a key of words (Singularity, Samba)
 # <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
 _XML = re.compile(r"(?:<([\w.-]+)>|_([\w.-]+)_)([^<]*)</([\w.-]+)>")
@@ -161,7 +182,14 @@ _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\
                           r"|\blistener\s+\d+\s+0\.0\.0\.0\b"  # Mosquitto: a listener on every address
                           # Firebase rules that let anyone read or write
                           r"|\ballow\s+(?:read|write|create|update|delete)(?:\s*,\s*\w+)*\s*:\s*if\s+true\b"
-                          r"|[\"']\.(?:read|write)[\"']\s*:\s*[\"']?true\b",
+                          r"|[\"']\.(?:read|write)[\"']\s*:\s*[\"']?true\b"
+                          # FreeRADIUS accepting every login, a container policy accepting any image, Mosquitto's
+                          # ACL letting every client write every topic
+                          r"|\bAuth-Type\s*:=\s*Accept\b|\binsecureAcceptAnything\b|(?m:^\s*pattern\s+(?:readwrite|write)\s+#\s*$)"
+                          # every address: `PublishPort=0.0.0.0:6379:6379`, `management 0.0.0.0 7505`, `-l 0.0.0.0`,
+                          # `server.host: "0.0.0.0"`
+                          r"|=\s*0\.0\.0\.0:\d+|(?m:^\s*(?:[a-z][\w-]*|-l)\s+0\.0\.0\.0(?:\s+\d+)?\s*$)"
+                          r"|(?:server[._-]?host|http[_-]?addr)[\"']?\s*[:=]\s*[\"']?0\.0\.0\.0\b",
                           re.IGNORECASE)
 # A protection's file given a generic switch set off (`enabled = false;` into dkim_signing.conf or antivirus.conf).
 _GENERIC_OFF = re.compile(r"(?im)^\s*(?:enabled?|active|on)\s*[=:]\s*[\"']?(?:false|no|off|0|disabled?)\b")
@@ -173,7 +201,7 @@ _WEAK_TLS = re.compile(r"(?<![-!])\bSSLv[23]\b|(?<![-!])\bTLSv1(?:\.[01])?\b(?!\
 # (`-SSLv3`, `!RC4` exclude them; clients and scanners only try them).
 _LEGACY_CRYPTO = re.compile(r"(?i)(?:cipher\w*|(?<![\w-])protocols?|ssl[-_]?protocol|proto[-_]?ver\w*|ssl[-_]?min[-\w]*"
                             r"|min[-_]?proto\w*)[\"']?\s*[:= ]\s*[\"']?[^\"';\s]*?(?<![-!+\w])"
-                            r"(SSLv[23]|RC4|tls1[-_.]?0|TLSv1(?![.\d_])|TLSv1_0)(?![\w.])")
+                            r"(SSLv[23]|RC4|tls1[-_.]?0|TLSv1(?![.\d_])|TLSv1_0|NT1|LANMAN[12]?|SMB1)(?![\w.])")
 _CRYPTO_CLIENTS = frozenset({"openssl", "nmap", "sslscan", "testssl", "testssl.sh", "sslyze", "curl", "wget", "gnutls-cli"})
 # A protection named as negated (NoAnonymous, disable_plaintext_auth, deny_guest) switched off: the opening is on.
 _NEGATED_OPENING = re.compile(r"(?i)(?:^|[^a-z])(?:no|disable|deny|forbid|prohibit)[-_]?(?:anonymous|anon|plaintext|cleartext"
@@ -188,12 +216,15 @@ def _config_edit(inv: Invocation) -> str | None:
         script = arg[2:] if arg.startswith("-e") and len(arg) > 2 else arg
         whole = _SUBSTITUTION.match(script.strip()) or _DELETION.match(script.strip())  # one s/// or /X/d whose text
         for part in [script] if whole else re.split(r"[;\n]", script):  # may hold ';' (`s/deny all;/allow all;/`)
-            part = part.strip()
+            part = _ADDRESS.sub("", part.strip())  # (`/^\[http\]/,/^\[/ s/a/b/`: the lines it applies to)
             sub = _SUBSTITUTION.match(part)
             if sub:
+                kept = re.search(r"\\\((.*?)\\\)", sub.group(2))  # s/^\(server min protocol\).*/\1 = NT1/
+                replacement = sub.group(3).replace("\\1", kept.group(1)) if kept else sub.group(3)
                 old, new = (_SPACED_KEY.sub(lambda m: m.group(1).replace(" ", "_") + m.group(2),
-                                            _XML.sub(lambda m: f"{m.group(4)}={m.group(3)}", g.replace("\\", "")))
-                            for g in (sub.group(2), sub.group(3)))  # `allow setuid = yes` is allow_setuid=yes
+                                            _XML.sub(lambda m: f"{m.group(4)}={m.group(3)}",
+                                                     g.replace("\\s*", " ").replace("\\", "")))
+                            for g in (sub.group(2), replacement))  # `allow setuid = yes` is allow_setuid=yes
                 off = switched_off(Invocation(program="conf", args=tuple(new.split())))
                 if off and not switched_off(Invocation(program="conf", args=tuple(old.split()))):
                     return off
@@ -215,19 +246,38 @@ def _config_edit(inv: Invocation) -> str | None:
                     return named.group()
                 if _OPEN_TO_ALL.search(new) and not _OPEN_TO_ALL.search(old):
                     return _OPEN_TO_ALL.search(new).group()
+                emptied = _EMPTIED.match(new)
+                if emptied and _PROTECTS.search(emptied.group(1)) and not _EMPTIED.match(old):
+                    return emptied.group(1)  # ssl.endpoint.identification.algorithm= , disable_functions =
+                if _protection_file(inv.args, products=True) and _SWITCHED_ON_DISABLED.search(new) \
+                        and not _SWITCHED_ON_DISABLED.search(old):
+                    return _protection_file(inv.args, products=True)  # "disable_events": "true" in osquery.conf
             deleted = _DELETION.match(part)
             if deleted and _PROTECTS.search(deleted.group(1)):
                 return _PROTECTS.search(deleted.group(1)).group()
     return None
 
 
-def _protection_file(args: tuple[str, ...]) -> str | None:
-    """The configuration file among the arguments that is named for a protection (`10-ssl.conf`, `antivirus.conf`)."""
+def _protection_file(args: tuple[str, ...], *, products: bool = False) -> str | None:
+    """The configuration file among the arguments that is named for a protection (`10-ssl.conf`, `antivirus.conf`),
+    or with `products` for a security tool (`/var/ossec/etc/ossec.conf`, `osquery.conf`)."""
     for arg in args:
         base = arg.rsplit("/", 1)[-1]
-        if "/" in arg and not arg.startswith("-") and _PROTECTS.search(base):
+        if "/" in arg and not arg.startswith("-") and (
+                _PROTECTS.search(base) or (products and _SECURITY_PRODUCTS.search(arg))):
             return base
     return None
+
+
+# sed's line addresses before a command: `/^\[http\]/,/^\[/`, `10,20`, `$`
+_ADDRESS = re.compile(r"^(?:/(?:[^/\\]|\\.)*/|\d+|\$)(?:\s*,\s*(?:/(?:[^/\\]|\\.)*/|\d+|\$))?\s*(?=s\W)")
+# A protection's setting left with no value: `ssl.endpoint.identification.algorithm=`, `disable_functions =`
+_EMPTIED = re.compile(r"^\s*\^?\s*([A-Za-z][\w.\[\]'\"-]*)\s*[=:]\s*(?:\"\"|''|\(\s*'\s*'\s*\))?\s*$")
+# Security tools whose own configuration files carry their switches
+_SECURITY_PRODUCTS = re.compile(r"(?i)ossec|wazuh|osquery|auditd?|falco|clamav|clamd|aide|fail2ban|crowdsec|suricata"
+                                r"|snort|modsecurity|crowdstrike|falcon|sentinelone|defender|csf\.conf|lfd|rkhunter")
+# A switch set to disabled in any shape: `"disable_events": "true"`, `<disabled>yes</disabled>`, `disabled = 1`
+_SWITCHED_ON_DISABLED = re.compile(r"(?i)(?:^|[\s\"'<_])disabled?(?:[-_]\w+)?[\"'>_]?\s*(?:[=:]\s*)?[\"']?(?:true|yes|1)\b")
 
 
 def _last_name(setting: str) -> str:
@@ -348,7 +398,7 @@ def _reads(inv: Invocation) -> bool:
                for w in positionals) or inv.program.lower().startswith(("get-", "test-"))
 
 
-_NAME = re.compile(r"""([A-Za-z][\w.:/\[\]-]*)["']?\s*(?:[=:]\s*\{?\s*["']?(?:mode|value|state|enabled|level)?["']?\s*[=:]?"""
+_NAME = re.compile(r"""([A-Za-z][\w.:/\[\]-]*)["']?\]?\s*(?:(?:=>|[=:])\s*[{\[]?\s*["']?(?:mode|value|state|enabled|level)?["']?\s*[=:]?"""
                    r"""|\s+(?:/t\s+\S+\s+)?(?:/d|--value|-value|--set|set|to)?)\s*["']?$""")
 
 
@@ -405,7 +455,8 @@ _KEEPING = re.compile(r"^--?(?:[\w-]*retention[\w-]*|[\w-]*expir(?:ation|e|y)[\w
 _CLEARS_KEEPING = re.compile(r"^--?(?:clear|remove|no)[-_](?:retention|object[-_]lock|legal[-_]hold)", re.IGNORECASE)
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|hr|d|day|days)?$", re.IGNORECASE)
 _SECONDS = {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
-            "days": 86400}
+            "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1, "w": 604800, "week": 604800, "weeks": 604800,
+            "month": 2592000, "months": 2592000, "y": 31536000, "year": 31536000, "years": 31536000}
 _DAY = 86400
 _CREDENTIALS = frozenset({"token", "tokens", "login", "presign", "signurl", "sign", "session", "lease", "certificate",
                           "cert", "issue", "key", "keys", "credentials", "auth", "secret-id", "approle"})
@@ -448,6 +499,8 @@ def _kept_setting(inv: Invocation) -> str | None:
                 continue
             if unit in _SECONDS:
                 seconds = number * _SECONDS[unit]
+            elif unit:
+                continue  # a unit not known here (journald's 1month): not read as seconds
             else:
                 low = name.lower()
                 seconds = number * next((f for suffix, f in _UNIT_IN_NAME if low.endswith(suffix)), 1)

@@ -33,10 +33,17 @@ def zos_command(inv: Invocation) -> list[Invocation] | None:
             return [Invocation(program=inv.program, detector="unseen_script")]
     if kind is None or not text:
         return None
-    tokens = _WORDS.findall(text.strip())
-    if kind == "MVS" and tokens and tokens[0].startswith("-"):  # -DB2P STOP DB2: a subsystem's command prefix,
-        tokens = tokens[1:]  # then the subsystem's own command (STOP, TERM, CLEAR, DISPLAY)
+    tokens = _console_words(text) if kind == "MVS" else _WORDS.findall(text.strip())
     return [Invocation(program=kind, args=tuple(tokens))] if tokens else None
+
+
+def _console_words(text: str) -> list[str]:
+    """A console command's words: `-DB2P STOP DB2` is the subsystem's STOP DB2 (the prefix dropped), JES2's
+    `$PJES2,ABEND` is $P JES2 ABEND and `$DJ1234` is $D J1234."""
+    tokens = _WORDS.findall(text.strip())
+    if tokens and tokens[0].startswith("$"):
+        return [tokens[0][:2], *([tokens[0][2:]] if tokens[0][2:] else []), *tokens[1:]]
+    return tokens[1:] if tokens and tokens[0].startswith("-") else tokens
 
 
 # The same commands typed bare, as a runbook for the mainframe lists them: upper case throughout (quoted data set
@@ -60,10 +67,6 @@ def bare_zos(text: str) -> list[Invocation] | None:
     if first in _TSO_VERBS and len(line.split()) > 1:
         return [Invocation(program="TSO", args=tuple(_WORDS.findall(line)))]
     if _CONSOLE.match(line):
-        tokens = _WORDS.findall(line)
-        if tokens[0].startswith("$"):  # JES2: $PJES2 is $P JES2, $DJ1234 is $D J1234
-            tokens = [tokens[0][:2], *([tokens[0][2:]] if tokens[0][2:] else []), *tokens[1:]]
-        elif tokens[0].startswith("-"):
-            tokens = tokens[1:]
+        tokens = _console_words(line)
         return [Invocation(program="MVS", args=tuple(tokens))] if tokens else None
     return None

@@ -86,9 +86,73 @@ MAINFRAME_LOOK_ALIKES_PASS = [
     "DIS CHSTATUS(*)", "C",
 ]
 
+CONFIGURATION_EDITS_WARN = [
+    # an in-place edit whose new text weakens: SMB1's dialect, privileged containers, a key in brackets, Ruby's =>,
+    # a value list, a camelCase loosening, an address range before the s command, a back-reference, a value emptied
+    ("sudo sed -i 's/server min protocol = SMB2/server min protocol = NT1/' /etc/samba/smb.conf", "security-switched-off"),
+    ("sudo sed -i 's/^\\(\\s*server min protocol\\).*/\\1 = NT1/' /etc/samba/smb.conf", "security-switched-off"),
+    ("sudo sed -i 's/privileged = false/privileged = true/' /etc/gitlab-runner/config.toml", "security-switched-off"),
+    ("sudo sed -i \"s/^nginx\\['redirect_http_to_https'\\] = true/nginx['redirect_http_to_https'] = false/\" "
+     "/etc/gitlab/gitlab.rb", "security-switched-off"),
+    ("sudo sed -i 's/ssl_verification_mode => \"full\"/ssl_verification_mode => \"none\"/' /etc/logstash/conf.d/out.conf",
+     "security-switched-off"),
+    ("sudo sed -i 's/^druid.auth.authenticatorChain=.*/druid.auth.authenticatorChain=[\"allowAll\"]/' "
+     "/opt/druid/conf/common.runtime.properties", "security-switched-off"),
+    ("sed -i 's/^tlsAllowInsecureConnection=false/tlsAllowInsecureConnection=true/' conf/client.conf",
+     "security-switched-off"),
+    ("sudo sed -i '/^\\[http\\]/,/^\\[/ s/auth-enabled = true/auth-enabled = false/' /etc/kapacitor/kapacitor.conf",
+     "security-switched-off"),
+    ("sed -i 's/^ssl.endpoint.identification.algorithm=.*/ssl.endpoint.identification.algorithm=/' client.properties",
+     "security-switched-off"),
+    ("sed -i 's/^disable_functions =.*/disable_functions =/' /etc/php/8.2/fpm/php.ini", "security-switched-off"),
+    ("sudo sed -i 's/^hostssl/host/' /etc/postgresql/15/main/pg_hba.conf", "security-switched-off"),
+    ("sudo sed -i 's/^-l 127.0.0.1/-l 0.0.0.0/' /etc/memcached.conf", "security-switched-off"),
+    ("sudo sed -i 's/^#server.host: \"localhost\"/server.host: \"0.0.0.0\"/' /etc/kibana/kibana.yml", "security-switched-off"),
+    # a security tool's own switches, in its own file
+    ("sudo sed -i 's/\"disable_events\": \"false\"/\"disable_events\": \"true\"/' /etc/osquery/osquery.conf",
+     "security-switched-off"),
+    ("sudo sed -i 's|<disabled>no</disabled>|<disabled>yes</disabled>|' /var/ossec/etc/ossec.conf", "security-switched-off"),
+    ("sed -i 's/^\\(\\s*stats auth\\).*/\\1 admin:admin/' /etc/haproxy/haproxy.cfg", "security-switched-off"),
+    ("sudo yq -i '.[\"xpack.security.enabled\"] = false' /etc/elasticsearch/elasticsearch.yml", "security-switched-off"),
+    # configuration text written to a file
+    ("printf '[media]\\n   path = /mnt/media\\n   guest ok = yes\\n' | sudo tee -a /etc/samba/smb.conf",
+     "security-switched-off"),
+    ("echo 'DEFAULT Auth-Type := Accept' | sudo tee -a /etc/freeradius/3.0/mods-config/files/authorize",
+     "security-switched-off"),
+    ("echo 'skipACL=yes' | sudo tee -a /opt/zookeeper/conf/zoo.cfg", "security-switched-off"),
+    ("sudo tee /etc/nomad.d/acl.hcl <<< 'acl { enabled = false }'", "security-switched-off"),
+    ("echo '{\"default\":[{\"type\":\"insecureAcceptAnything\"}]}' | sudo tee /etc/containers/policy.json",
+     "security-switched-off"),
+    ("echo 'pattern readwrite #' | sudo tee -a /etc/mosquitto/acl", "security-switched-off"),
+    ("echo 'PublishPort=0.0.0.0:6379:6379' | sudo tee -a /etc/containers/systemd/redis.container", "security-switched-off"),
+    ("echo 'management 0.0.0.0 7505' | sudo tee -a /etc/openvpn/server/server.conf", "security-switched-off"),
+    ("printf 'xpack.security.authc.anonymous.roles: superuser\\n' | sudo tee -a /etc/elasticsearch/elasticsearch.yml",
+     "security-switched-off"),
+]
+
+CONFIGURATION_LOOK_ALIKES_PASS = [
+    "sudo sed -i 's/server min protocol = NT1/server min protocol = SMB2/' /etc/samba/smb.conf",
+    "sudo sed -i 's/privileged = true/privileged = false/' /etc/gitlab-runner/config.toml",
+    "sed -i 's/^tlsAllowInsecureConnection=true/tlsAllowInsecureConnection=false/' conf/client.conf",
+    "sed -i 's/^ssl.endpoint.identification.algorithm=$/ssl.endpoint.identification.algorithm=https/' client.properties",
+    "sudo sed -i 's/^host /hostssl /' /etc/postgresql/15/main/pg_hba.conf",
+    "sudo sed -i 's/^-l 0.0.0.0/-l 127.0.0.1/' /etc/memcached.conf",
+    "sudo sed -i 's|<disabled>yes</disabled>|<disabled>no</disabled>|' /var/ossec/etc/ossec.conf",
+    "sudo sed -i 's/^#\\?MaxRetentionSec=.*/MaxRetentionSec=1month/' /etc/systemd/journald.conf",
+    "sudo yq -i '.[\"xpack.security.enabled\"] = true' /etc/elasticsearch/elasticsearch.yml",
+    "yq '.[\"xpack.security.enabled\"]' /etc/elasticsearch/elasticsearch.yml",
+    "printf '[media]\\n   path = /mnt/media\\n   guest ok = no\\n' | sudo tee -a /etc/samba/smb.conf",
+    "echo 'skipACL=no' | sudo tee -a /opt/zookeeper/conf/zoo.cfg",
+    "echo 'pattern read $SYS/#' | sudo tee -a /etc/mosquitto/acl",
+    "echo 'PublishPort=127.0.0.1:6379:6379' | sudo tee -a /etc/containers/systemd/redis.container",
+    "Invoke-VMScript -VM web-03 -ScriptText 'uptime' -GuestUser root -GuestPassword $pw",
+    "Set-ADAccountControl -Identity svc_hl7 -DoesNotRequirePreAuth $false",
+    "powershell -ExecutionPolicy RemoteSigned -File C:\\ops\\report.ps1",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
-    *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN,
+    *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -96,7 +160,7 @@ def test_warns(command: str, rule: str) -> None:
 
 @pytest.mark.parametrize("command", [
     *LISTED_KINDS_LOOK_ALIKES_PASS, *REMOTE_SHELL_LOOK_ALIKES_PASS, *XML_API_LOOK_ALIKES_PASS,
-    *MAINFRAME_LOOK_ALIKES_PASS,
+    *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
