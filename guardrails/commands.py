@@ -22,8 +22,8 @@ from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
 from guardrails.switches import copies_cut, environment_switched_off, retention_cut, switched_down, switched_off
-from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, device_opened, everyone_granted,
-                              parts, verb_effect)
+from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, any_source_allowed, device_opened,
+                              everyone_granted, parts, verb_effect)
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.zos import bare_zos
 from guardrails.wrappers import PREFIXES, expand
@@ -267,7 +267,7 @@ def _beyond_rules(inv: Invocation, policy: Policy) -> Invocation | None:
     single = copies_cut(inv)  # and data left with one copy
     if single is not None:
         return Invocation(detector="copies_cut", args=(single,))
-    opened = device_opened(inv)  # and a device opened (telnet on, an empty admin password)
+    opened = device_opened(inv) or any_source_allowed(inv)  # and a device opened (telnet on, any source let in)
     if opened is not None:
         return Invocation(detector="verb_weakens_security", args=(opened,))
     everyone = everyone_granted(inv)  # and access given to everyone

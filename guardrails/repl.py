@@ -43,7 +43,7 @@ _CLIENTS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 # A MongoDB shell statement written without its prompt: `db.events.drop()`, `rs.stepDown(60)`.
-_MONGO_STATEMENT = re.compile(r"^[ \t]*(?:db|rs|sh)\.[\w$]+.*\)[ \t;]*$")
+_MONGO_STATEMENT = re.compile(r"^[ \t]*(?:(?:var |let |const )?\w+\s*=\s*)?(?:db|rs|sh)\.[\w$]+.*\)[ \t;]*$")
 
 
 # An IBM MQ command written without runmqsc around it: `CLEAR QLOCAL(X)`, `ALTER QMGR CONNAUTH(' ')` (upper case

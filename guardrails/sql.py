@@ -68,6 +68,9 @@ def looks_like_sql(text: str) -> bool:
         return False  # a device's `rollback running-config checkpoint X`, not SQL's ROLLBACK [WORK]
     if head == "cluster" and words[0].islower() and second.rstrip(";") in _CLUSTER_CLI:
         return False  # a cluster manager's `cluster stop`, `cluster status`: not Postgres' CLUSTER table
+    if head == "reset" and words[0].islower() and second.rstrip(";") in ("bgp", "ospf", "isis", "saved-configuration",
+                                                                      "counters", "arp", "mac-address"):
+        return False  # Huawei VRP's `reset bgp all`, `reset saved-configuration`: not SQL's RESET
     if head == "delete" and words[0].islower() and " from " not in f" {text.lower()} ":
         return False  # Junos `delete interfaces xe-0/0/0 disable`: SQL names FROM (T-SQL's optional FROM is typed in capitals)
     # not an option, nor a device's file (`delete flash:vlan.dat`, `delete /force flash:x`)

@@ -105,6 +105,9 @@ def switched_off(inv: Invocation) -> str | None:
     registry = _registry_value(inv)
     if registry is not None:
         return registry
+    default = _DEFAULT_PASSWORD.search(" ".join(words))
+    if default:
+        return default.group()  # racadm set iDRAC.Users.2.Password calvin: the first password anyone tries
     old_tls = _MIN_TLS_OLD.search(" ".join(words))
     if old_tls:
         return old_tls.group()  # --min-tls-version 1.0: TLS 1.0 and 1.1 accepted again
@@ -152,6 +155,15 @@ def _text_switched_off(text: str) -> str | None:
     keyed = "\n".join(_SPACED_KEY.sub(lambda m: m.group(1).strip().replace(" ", "_") + m.group(2), line.strip())
                       for line in text.split("\n"))  # `guest ok = yes` is guest_ok=yes
     return switched_off(Invocation(program="conf", args=tuple(keyed.split())))
+
+
+# A password set to a vendor's default or a word every scanner tries: `...Password calvin`, `passwd admin public`,
+# `password irreversible-cipher Huawei@123`, `-s Welcome1` (ldappasswd), `PASSWORD(WELCOME1)`, `-p changeme123`.
+_DEFAULT_PASSWORD = re.compile(
+    r"(?i)(?:password|passwd|--password|--new-password|-NewPassword|^ldappasswd\s.*\s-s|useradd\s.*\s-p)"
+    r"(?:\s+(?:irreversible-)?cipher|\s+simple)?"
+    r"(?:\s+[\w.-]+(?=\s+\S))?[\s=:(]+[\"']?(calvin|public|changeme\w*|password\d*|welcome\d*|huawei@123|admin@123"
+    r"|p@ssw0rd|passw0rd|toor|123456\d*|letmein|cisco|ubnt|raspberry|abc123|qwerty)[\"')]?(?:\s|$)")
 
 
 # An in-place edit of a configuration file: `sed -i 's/OLD/NEW/' FILE` or `sed -i '/PATTERN/d' FILE`.

@@ -450,6 +450,10 @@ _DEVICE_DOWN = re.compile(r"(?i)^(?!no\s)(?:.*\s)?shutdown$|^no\s+(?:router|neig
                           r"|^(?:deactivate|delete)\s+(?:interfaces|protocols|routing-options|routing-instances|vlans"
                           r"|policy-options|security|firewall|system|chassis|class-of-service)\b"
                           r"|^request\s+system\s+(?:zeroize|halt|power-off|reboot)"
+                          # Huawei VRP's `undo` is `no`; `reset bgp all`; SR OS and PAN-OS state words
+                          r"|^undo\s+(?:bgp|ospf|isis|peer|interface|vlan|ip\s+route-static|vrrp|eth-trunk|vpn-instance)\b"
+                          r"|^reset\s+(?:bgp|ospf|isis)\s+(?:\d+\s+)?(?:all|\*)|^reset\s+saved-configuration\b"
+                          r"|\badmin-state\s+disable\b|\blink-state\s+down\b"
                           r"|^set\s+status\s+disable$"  # FortiOS: the policy, interface or log target being edited is off
                           # a configuration file the line does not show merged into the running one
                           r"|^copy\s+(?:tftp|ftp|https?|scp|sftp|usb\w*|flash|bootflash|disk0)\S*\s+(?:system:)?running-config\b")
@@ -461,7 +465,16 @@ _DEVICE_OPENS = re.compile(r"(?i)^set\s+system\s+services\s+(?:telnet|ftp|http)\
                            r"|^no\s+(?:ip\s+)?ssh\s+(?:server\s+)?(?:version\s+2|authentication)|^ip\s+http\s+server$"
                            # RouterOS: `/ip service enable telnet`, `/user set admin password=""`
                            r"|\bservice\s+enable\s+(?:telnet|ftp|www|api)\b|\bpassword=(?:\"\"|''|$)"
-                           r"|^feature\s+telnet\b")  # NX-OS
+                           r"|^feature\s+telnet\b"  # NX-OS
+                           # telnet in other dialects: ProCurve/SR OS `telnet-server`, VRP `telnet server enable`,
+                           # IOS-XR `telnet vrf default ipv4 server`, IOS `transport input telnet`, PAN-OS
+                           r"|^(?:configure\s+)?(?:system\s+security\s+)?telnet-server\b"
+                           r"|^telnet\s+(?:server\s+enable|(?:vrf\s+\S+\s+)?ipv[46]\s+server)\b"
+                           r"|\btransport\s+input\s+(?:\w+\s+)*?(?:telnet|all)\b|\bdisable-telnet\s+no\b"
+                           # a writable SNMP community (VRP), every password removed (ProCurve), a protection removed
+                           r"|^snmp-agent\s+community\s+write\b|^no\s+password\s+all\b"
+                           r"|^(?:no|undo)\s+(?:ip\s+)?(?:dhcp[- ]snooping|arp\s+inspection|port-security|storm-control)\b"
+                           r"|^undo\s+info-center\s+(?:enable|loghost)\b|\blog-end\s+no\b")
 
 
 def device_opened(inv: Invocation) -> str | None:
@@ -495,7 +508,7 @@ def carried_config_lines(inv: Invocation) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
-_DEVICE_WORDS = frozenset({"no", "clear", "neighbor", "interface", "configure", "router", "copy"})
+_DEVICE_WORDS = frozenset({"no", "clear", "neighbor", "interface", "configure", "router", "copy", "undo", "reset", "set"})
 
 
 def verb_effect(inv: Invocation) -> VerbFinding | None:
@@ -521,7 +534,9 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
 # (`-user-or-group Everyone -permission Full_Control`, `/grant "Domain Users":M`, `addignoreip 0.0.0.0/0`,
 # `--group=system:authenticated`, `TO \`account users\``).
 _EVERYONE = re.compile(r"(?i)(?<![\w-])(?:everyone|domain users|authenticated users|anonymous logon|system:authenticated"
-                       r"|system:unauthenticated|allusers|allauthenticatedusers|account users|0\.0\.0\.0/0|::/0)(?![\w-])")
+                       r"|system:unauthenticated|allusers|allauthenticatedusers|account users|0\.0\.0\.0/0|::/0"
+                       # ZooKeeper's world:anyone, Globus's --all-authenticated, PBS's *@* (every user on every host)
+                       r"|world:anyone|--all-authenticated|\*@\*)(?![\w-])")
 _GRANTS = frozenset({"grant", "allow", "add", "create", "set", "permission", "permissions", "acl", "access", "ignoreip",
                      "addignoreip", "whitelist", "allowlist", "trusted", "full", "modify", "append", "rolebinding",
                      "clusterrolebinding", "authorize", "ingress", "accept", "wellknown", "authadd", "rw", "export"})
@@ -529,12 +544,44 @@ _REFUSES = frozenset({"deny", "block", "reject", "drop", "remove", "delete", "re
                       "egress", "outbound", "route", "via", "gateway", "default"})
 
 
+_PRINCIPAL_OPTIONS = frozenset({"role", "principal", "allow", "user", "group", "subject", "grantee"})
+
+
+def _every_principal(args: tuple[str, ...]) -> re.Match[str] | None:
+    """`--role '*'`, `consul intention create -allow '*' '*'`: a principal option given every one."""
+    for n, arg in enumerate(args):
+        if arg == "*" and n and (args[n - 1].lstrip("-").lower() in _PRINCIPAL_OPTIONS or args[n - 1] == "*"):
+            return re.match(r".*", f"{args[n - 1]} *")
+    return None
+
+
+# A firewall rule that lets any source in: `permit ip any any`, `action allow source address any`,
+# `{"action":"pass","source_net":"any"}`, FortiGate's `"srcaddr":[{"name":"all"}]`, PAN-OS `<source><member>any`.
+_ANY_SOURCE = re.compile(r"(?i)\bpermit\s+(?:ip|tcp|udp|icmp|any)\s+any\s+any\b"
+                         r"|\b(?:source|src)[-_ ]?(?:address|addr|net|ip|cidr)?[\"'>_]*\s*[:=]?\s*"
+                         r"(?:\[\s*\{\s*\"name\"\s*:\s*)?[\"'<_]*(?:member[>_])?(?:any|all|0\.0\.0\.0/0)(?![\w.-])")
+_ALLOWS = re.compile(r"(?i)\b(?:allow|accept|pass|permit)\b|\bservice[\"'\s:=\[{]*(?:\"name\"\s*:\s*)?\"?all\b")
+_DENIES = re.compile(r"(?i)\b(?:deny|drop|reject|block|discard)\b")
+
+
+def any_source_allowed(inv: Invocation) -> str | None:
+    """A firewall rule, in a device's words or an API body, that lets any source in."""
+    if inv.program.lower() in HTTP_CLIENTS and _method(inv) not in HTTP_WRITES:
+        return None
+    words = [w for w in (inv.program, *inv.args)]
+    if any(parts(w)[:1] and parts(w)[0] in READS for w in words[:3]):
+        return None
+    text = " ".join(words)
+    found = _ANY_SOURCE.search(text)
+    return found.group() if found and _ALLOWS.search(text) and not _DENIES.search(text) else None
+
+
 def everyone_granted(inv: Invocation) -> VerbFinding | None:
     """Access given to everyone (whatever rules the tool has: a grant to everyone is news)."""
     if inv.program.lower() in READ_PROGRAMS | HTTP_CLIENTS:
         return None
     text = " ".join(inv.args)
-    everyone = _EVERYONE.search(text)
+    everyone = _EVERYONE.search(text) or _every_principal(inv.args)
     if not everyone:
         return None
     words = {p for w in (inv.program, *inv.args) for chunk in re.split(r"[\s/:=,()\"']+", w) if chunk

@@ -133,6 +133,7 @@ def test_example_runbooks_findings() -> None:
         ("kafka-consumer-lag.md", "kubectl-scale-zero"),  # scaling the consumers to zero stops them
         ("postgres-replication-lag.md", "patroni-cluster-change"),  # reinit wipes the replica's data directory
         ("redis-memory.md", "redis-pattern-delete"),  # --scan --pattern ... | xargs redis-cli UNLINK
+        ("redis-memory.md", "redis-memory-changed"),  # allkeys-lru: session keys are evicted when memory is full
         ("disk-full.md", "systemctl-stop"),  # the frontend is down until started again
         ("node-not-ready.md", "systemctl-restart-datastore"),  # containerd: every container on the node restarts
         ("postgres-replication-lag.md", "systemctl-restart-datastore"),  # patroni: the member restarts its postgres

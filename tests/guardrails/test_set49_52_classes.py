@@ -150,9 +150,82 @@ CONFIGURATION_LOOK_ALIKES_PASS = [
     "powershell -ExecutionPolicy RemoteSigned -File C:\\ops\\report.ps1",
 ]
 
+DEVICES_AND_ACCESS_WARN = [
+    # telnet switched on, in every device's words
+    ("telnet-server", "verb-weakens-security"),
+    ("telnet server enable", "verb-weakens-security"),
+    ("/configure system security telnet-server", "verb-weakens-security"),
+    ("set deviceconfig system service disable-telnet no", "verb-weakens-security"),
+    ("telnet vrf default ipv4 server max-servers 10", "verb-weakens-security"),
+    ("ansible pe -m cisco.ios.ios_config -a \"lines='transport input telnet ssh' parents='line vty 0 4'\"",
+     "verb-weakens-security"),
+    # Huawei VRP's undo and reset, SR OS and PAN-OS states, protections removed
+    ("undo bgp 65001", "verb-takes-down"),
+    ("undo peer 198.51.100.9", "verb-takes-down"),
+    ("reset bgp all", "verb-takes-down"),
+    ("reset saved-configuration", "verb-takes-down"),
+    ("undo info-center enable", "verb-weakens-security"),
+    ("/configure port 1/1/c1/1 admin-state disable", "verb-takes-down"),
+    ("set network interface ethernet ethernet1/1 link-state down", "verb-takes-down"),
+    ("no dhcp-snooping", "verb-weakens-security"),
+    ("no password all", "verb-weakens-security"),
+    ("snmp-agent community write cipher public", "verb-weakens-security"),
+    ("erase flash primary", "device-wipe"),
+    # a vendor's default password, set
+    ("racadm set iDRAC.Users.2.Password calvin", "security-switched-off"),
+    ("emqx ctl admins passwd admin public", "security-switched-off"),
+    ("local-user tmpadmin password irreversible-cipher Huawei@123", "security-switched-off"),
+    ("ldappasswd -x -H ldap://ldap01 -D cn=admin,dc=x -w \"$PW\" -s Welcome1 \"uid=jdoe,ou=people,dc=x\"",
+     "security-switched-off"),
+    ("ALTUSER CLMBATCH PASSWORD(WELCOME1) NOEXPIRED", "security-switched-off"),
+    # a firewall rule that lets any source in
+    ("access-rule ipv4 from WAN to LAN action allow source address any service any destination address any",
+     "verb-weakens-security"),
+    ("FastCli -p 15 -c $'configure\\nip access-list MGMT-IN\\n5 permit ip any any'", "verb-weakens-security"),
+    ("curl -s -X POST https://fw01/api/firewall/filter/addRule -d '{\"rule\":{\"action\":\"pass\",\"interface\":\"wan\","
+     "\"source_net\":\"any\",\"destination_net\":\"any\"}}'", "verb-weakens-security"),
+    ("curl -k -X PUT https://fw01/api/v2/cmdb/firewall/policy/12 -d '{\"srcaddr\":[{\"name\":\"all\"}],"
+     "\"service\":[{\"name\":\"ALL\"}]}'", "verb-weakens-security"),
+    # every principal
+    ("consul intention create -allow '*' '*'", "verb-weakens-security"),
+    ("pulsar-admin namespaces grant-permission analytics/clicks --role '*' --actions produce,consume",
+     "verb-weakens-security"),
+    ("bin/zkCli.sh -server zk1:2181 setAcl -R / world:anyone:cdrwa", "verb-weakens-security"),
+    ("qmgr -c \"set server managers += *@*\"", "verb-weakens-security"),
+    ("globus endpoint permission create \"$EP:/clinical/\" --permissions r --all-authenticated", "verb-weakens-security"),
+    # MongoDB statements and Redis settings that lose data or stall clients
+    ("db.players.aggregate([{$match: {region: \"eu\"}}, {$out: \"players\"}])", "mongo-drop"),
+    ("db.match_history.createIndex({createdAt: 1}, {expireAfterSeconds: 0})", "mongo-drop"),
+    ("cfg = rs.conf(); cfg.members = [cfg.members[0]]; rs.reconfig(cfg, {force: true})", "mongo-takes-down"),
+    ("db.adminCommand({removeShard: \"shard03\"})", "mongo-takes-down"),
+    ("redis-cli -h redis-prod CONFIG SET maxmemory-policy allkeys-lru", "redis-memory-changed"),
+    ("redis-cli -h redis-prod CLIENT PAUSE 60000", "redis-clients-paused"),
+]
+
+DEVICES_AND_ACCESS_LOOK_ALIKES_PASS = [
+    "no telnet-server", "undo telnet server enable", "show telnet", "telnet 10.0.0.1 25", "display bgp peer",
+    "show running-config | include telnet", "delete system services telnet", "transport input ssh",
+    "display current-configuration | include info-center", "reset counters interface GigabitEthernet0/0/1",
+    "show port 1/1/c1/1", "set deviceconfig system service disable-telnet yes", "dhcp-snooping",
+    "racadm get iDRAC.Users.2.UserName", "racadm set iDRAC.Users.2.Password \"$IDRAC_PW\"",
+    "emqx ctl admins passwd admin \"$NEW_PW\"", "lssec -f /etc/security/user -s default -a minlen",
+    "snmpwalk -v2c -c public 10.0.0.1 sysUpTime",
+    "access-rule ipv4 from WAN to LAN action deny source address any service any destination address any",
+    "FastCli -p 15 -c 'show ip access-lists MGMT-IN'", "5 deny ip any any log",
+    "curl -s https://fw01/api/firewall/filter/searchRule?source_net=any",
+    "permit tcp 10.0.0.0 0.255.255.255 any eq 22",
+    "consul intention create -deny '*' '*'", "consul intention check web db",
+    "pulsar-admin namespaces permissions analytics/clicks", "bin/zkCli.sh -server zk1:2181 getAcl /",
+    "qmgr -c \"list server managers\"",
+    "db.players.aggregate([{$match: {region: \"eu\"}}, {$count: \"n\"}])",
+    "db.sessions.createIndex({createdAt: 1}, {expireAfterSeconds: 2592000})", "db.adminCommand({listShards: 1})",
+    "rs.conf()", "redis-cli -h redis-prod CONFIG GET maxmemory-policy", "redis-cli -h redis-prod CLIENT LIST",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
+    *DEVICES_AND_ACCESS_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -160,7 +233,7 @@ def test_warns(command: str, rule: str) -> None:
 
 @pytest.mark.parametrize("command", [
     *LISTED_KINDS_LOOK_ALIKES_PASS, *REMOTE_SHELL_LOOK_ALIKES_PASS, *XML_API_LOOK_ALIKES_PASS,
-    *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS,
+    *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS, *DEVICES_AND_ACCESS_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
