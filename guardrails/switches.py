@@ -387,7 +387,14 @@ def switched_down(inv: Invocation) -> str | None:
         if name.startswith("-") or eq:
             if _STATE.search(name.lstrip("-")) and value.strip("'\"").lower() in DOWN:
                 return name.lstrip("-")
+    changes = {p for w in args[:3] if not w.startswith("-") for p in re.split(r"[-_]", w.lower())} & _UPDATES
+    bare = next((a for a in args if a in ("--disabled", "--no-enabled", "--no-enable")), None)
+    if changes and bare and not _ACCESS_ONLY.search(" ".join(args)):
+        return bare.lstrip("-")  # aws route53 update-health-check --disabled, globalaccelerator --no-enabled
     return None
+
+
+_UPDATES = frozenset({"update", "modify", "set", "edit", "change", "configure"})
 
 
 def _registry_value(inv: Invocation) -> str | None:

@@ -186,7 +186,7 @@ _URL = re.compile(r"^(?:https?://[^/\s]+|:\d*|localhost:\d+|[\w.-]+:\d+|\$\{?[A-
 
 # An API told what to do by a named field: Kea's `{"command": "lease4-wipe"}`, PAN-OS's `?type=op&cmd=<request>
 # <shutdown>...` and `action=delete`, ksqlDB's `{"ksql": "DROP STREAM ..."}`.
-_COMMAND_FIELD = re.compile(r"""(?i)(?:"(?:command|cmd|action|operation|op|ksql|sql|statement)"\s*:\s*"([^"]+)"
+_COMMAND_FIELD = re.compile(r"""(?i)(?:"(?:command|cmd|action|operation|op|ksql|sql|statement|type|step|method|task)"\s*:\s*"([^"]+)"
                             |(?:^|[?&\s])(?:cmd|command|action|op|operation)=([^&\s'"]+))""", re.VERBOSE)
 
 
@@ -521,6 +521,8 @@ def verb_effect(inv: Invocation) -> VerbFinding | None:
         found = _device_line(" ".join((inv.program, *inv.args)))
     if found is None:
         found = next((f for line in carried_config_lines(inv) if (f := _device_line(line)) is not None), None)
+    if found is None and inv.program.lower() not in HTTP_CLIENTS | _PROSE_PROGRAMS and any("{" in a for a in inv.args):
+        found = _commanded(inv)  # a device command over MQTT (`-m '{"action":"reboot"}'`), a cleaning step, a task
     if found is None and inv.program.lower() not in HTTP_CLIENTS:
         found = next((f for sub in _console_commands(inv)
                       if (f := _verb_effect(sub) or _device_line(" ".join(sub.args))) is not None), None)
@@ -690,6 +692,9 @@ def _named_by_verb(program: str) -> VerbFinding | None:
     return VerbFinding("destroys_data" if verb in DESTROYS else "takes_down", program)
 
 
+_QUALIFIERS = frozenset({"admin", "batch", "bulk", "force", "forced", "mass", "hard"})
+
+
 def _verbs(word: str, split: list[str]) -> list[str]:
     """The parts of a subcommand that can be its verb: the word itself; in a compound, a leading
     strong verb (`delete-hosted-zone`, `stop_app`, `eraseDisk`) or the verb of a noun-verb pair
@@ -697,6 +702,8 @@ def _verbs(word: str, split: list[str]) -> list[str]:
     if len(split) == 1:
         return split
     verbs = [split[0]] if split[0] in COMPOUND_LEADS else []
+    if split[0] in _QUALIFIERS and len(split) > 2 and split[1] in COMPOUND_LEADS:
+        verbs.append(split[1])  # admin-delete-user, batch-delete-item, force-delete-cluster: the verb second
     if len(split) > 2 and split[-1] in COMPOUND_LEADS and not {"to", "can", "may", "should"} & set(split):
         verbs.append(split[-1])  # service-instance-delete: a noun phrase, then the verb (not safe-to-destroy)
     acronym = re.search(r"[a-z][A-Z]{2,}$", word)  # WinRM, HostRM: a name ending in an acronym, not a verb

@@ -522,7 +522,58 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         if manifests:
             return manifests
     carrying = carried(inv)
-    return carrying if carrying is not None else _exec_in_container(inv)
+    return carrying if carrying is not None else (_exec_in_container(inv) or _statement_in_option(inv))
+
+
+# Options through which tools that are not in SQL_CARRIERS take a statement: Aerospike's aql -c, Couchbase's cbq -s,
+# ksqlDB's ksql -e, Databricks' dbsqlcli -e, Vitess' ApplySchema --sql, DynamoDB's execute-statement --statement,
+# dbatools' Invoke-DbaQuery -Query.
+_STATEMENT_OPTIONS = frozenset({"-e", "-c", "-s", "-q", "-Q", "--sql", "--statement", "--query", "-query", "-Query",
+                                "--execute", "-execute", "--command", "-command", "--eval"})
+_NOT_STATEMENTS = frozenset({"grep", "egrep", "rg", "git", "echo", "printf", "logger", "jq", "yq", "awk", "sed", "find",
+                             "gh", "glab", "jira", "curl", "wget", "http", "ssh", "sudo", "su", "bash", "sh", "zsh",
+                             "python", "python3", "perl", "ruby", "node", "mongosh", "mongo", "redis-cli", "kubectl",
+                             "select-string", "findstr", "where-object", "get-content", "write-output", "write-host"})
+
+
+def _statement_in_option(inv: Invocation) -> list[Invocation]:
+    """An SQL statement given to some tool's query option (`aql -c "TRUNCATE bidder"`), read as SQL."""
+    if inv.program.lower() in _NOT_STATEMENTS or inv.sql or inv.program in ("sql", "trap") or inv.detector:
+        return []  # (an SQL statement's own text; a trap's cleanup handler)
+    args = inv.args
+    values = [args[n + 1] for n, a in enumerate(args[:-1]) if a in _STATEMENT_OPTIONS]
+    values += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in _STATEMENT_OPTIONS]
+    found = [found for v in values if " " in v.strip() and looks_like_sql(v.strip()) for found in sql_invocations(v.strip())]
+    return found or _command_in_argument(inv)
+
+
+# A remote or fan-out tool this module does not know (`isi_for_array -s 'shutdown -p now'`, `xdsh compute 'systemctl
+# stop slurmd'`, `dcli -g cells -l root "cellcli -e drop griddisk all"`, `tmux send-keys -t db 'DROP DATABASE app;'
+# Enter`): a quoted argument that is itself a command of consequence is read as the command it is.
+_CONSEQUENTIAL = frozenset({"rm", "dd", "shutdown", "reboot", "halt", "poweroff", "init", "systemctl", "service", "kill",
+                            "killall", "pkill", "wipefs", "sgdisk", "parted", "fdisk", "mkfs", "zpool", "zfs", "lvremove",
+                            "vgremove", "pvremove", "mdadm", "iptables", "nft", "ufw", "chmod", "chown", "userdel",
+                            "truncate", "shred", "cellcli"})  # (a console's own verbs: verbs.py reads those)
+_MESSAGE_OPTIONS = frozenset({"-m", "--message", "--comment", "--description", "--reason", "--title", "--body", "--note",
+                              "--summary", "--subject", "-t", "--text", "--msg"})
+
+
+def _command_in_argument(inv: Invocation) -> list[Invocation]:
+    args = inv.args
+    out: list[Invocation] = []
+    for n, arg in enumerate(args):
+        text = arg.strip().rstrip("\\n").strip()
+        if " " not in text or (n and args[n - 1] in _MESSAGE_OPTIONS) or arg.startswith("-"):
+            continue
+        first = text.split(None, 1)[0].lower().rstrip(";")
+        if looks_like_sql(text) and first in ("drop", "truncate", "delete", "alter", "update"):
+            out += sql_invocations(text)
+        elif first.split(".")[0] in _CONSEQUENTIAL:
+            try:
+                out += parse_shell(text)
+            except Exception:  # (a message that only looks like a command)
+                continue
+    return out
 
 
 def expand(inv: Invocation, depth: int = 0, rehearses: Callable[[Invocation], bool] | None = None) -> list[Invocation]:

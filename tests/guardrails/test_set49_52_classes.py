@@ -222,10 +222,61 @@ DEVICES_AND_ACCESS_LOOK_ALIKES_PASS = [
     "rs.conf()", "redis-cli -h redis-prod CONFIG GET maxmemory-policy", "redis-cli -h redis-prod CLIENT LIST",
 ]
 
+CARRIED_WARN = [
+    # an SQL statement given to a tool's query option, whatever the tool
+    ("aql -h aerospike-prod -c \"TRUNCATE bidder\"", "sql-truncate"),
+    ("cbq -e http://cb01:8093 -u Administrator -p \"$CB_PW\" -s \"DELETE FROM player_profiles;\"", "sql-delete-all"),
+    ("ksql http://ksqldb:8088 -e \"DROP TABLE card_totals;\"", "sql-drop-table"),
+    ("Invoke-DbaQuery -SqlInstance sql-prod01 -Database Logistics -Query \"DROP TABLE dbo.RouteHistory\"", "sql-drop-table"),
+    ("vtctldclient --server vtctld:15999 ApplySchema --sql \"DROP TABLE fares\" travel", "sql-drop-table"),
+    # a command of consequence in a quoted argument of a fan-out or terminal tool
+    ("isi_for_array -s 'shutdown -p now'", "host-power"),
+    ("xdsh compute 'systemctl stop slurmd'", "systemctl-stop"),
+    ("dcli -g ~/cell_group -l root \"cellcli -e drop griddisk all prefix=DATA force\"", "verb-destroys"),
+    ("tmux send-keys -t prod:0 'DROP DATABASE app;' Enter", "sql-drop-database"),
+    ("iocage exec web099 'rm -rf /usr/local/www'", "rm-rf-path"),
+    # a device told what to do in a JSON field, over MQTT or a provisioning API
+    ("mosquitto_pub -h mqtt.fleet.io -t 'fleet/dev-0042/cmd' -m '{\"action\":\"reboot\"}'", "verb-takes-down"),
+    ("mosquitto_pub -h mqtt -t 'fleet/all/cmd' -q 1 -m '{\"action\":\"factory_reset\"}'", "verb-destroys"),
+    ("openstack baremetal node clean n4 --clean-steps '[{\"interface\": \"deploy\", \"step\": \"erase_devices\"}]'",
+     "verb-destroys"),
+    # AWS: MFA taken away, the WAF detached, a listener given TLS 1.0, a resize now, a bare --disabled, admin-delete-*
+    ("aws iam deactivate-mfa-device --user-name ops-admin --serial-number arn:aws:iam::1:mfa/ops-admin", "mfa-removed"),
+    ("aws wafv2 disassociate-web-acl --resource-arn arn:aws:elasticloadbalancing:us-east-1:1:loadbalancer/app/a/b",
+     "waf-detached"),
+    ("aws elbv2 modify-listener --listener-arn $L --ssl-policy ELBSecurityPolicy-TLS-1-0-2015-04", "elb-legacy-tls"),
+    ("aws rds modify-db-instance --db-instance-identifier bookings-prod --db-instance-class db.r6g.large "
+     "--apply-immediately", "rds-resized-now"),
+    ("aws route53 update-health-check --health-check-id 8f1e2d3c --disabled", "state-switched-down"),
+    ("aws globalaccelerator update-accelerator --accelerator-arn $GA --no-enabled --region us-west-2",
+     "state-switched-down"),
+    ("aws cognito-idp admin-delete-user --user-pool-id eu-west-1_Ab12 --username 7c9e6679", "verb-destroys"),
+]
+
+CARRIED_LOOK_ALIKES_PASS = [
+    "aql -h aerospike-prod -c \"SELECT * FROM bidder.users LIMIT 5\"",
+    "ksql http://ksqldb:8088 -e \"SHOW STREAMS;\"",
+    "Select-String -Path .\\migrations\\*.sql -Pattern 'DROP TABLE'",
+    "psql -d shop -c \"BEGIN; DELETE FROM orders WHERE id = 42; ROLLBACK;\"",
+    "tmpdir=$(mktemp -d) && trap 'rm -rf \"$tmpdir\"' EXIT",
+    "git commit -m \"rm -rf the old build dir\"",
+    "tmux new -s logs 'tail -f /var/log/syslog'",
+    "xdsh compute 'systemctl status slurmd'",
+    "mosquitto_pub -h mqtt -t 'fleet/dev-1/cmd' -m '{\"action\":\"status\"}'",
+    "mosquitto_sub -h mqtt -t 'fleet/#' -v",
+    "aws iam list-mfa-devices --user-name ops-admin",
+    "aws wafv2 get-web-acl-for-resource --resource-arn arn:aws:elasticloadbalancing:us-east-1:1:loadbalancer/app/a/b",
+    "aws elbv2 modify-listener --listener-arn $L --ssl-policy ELBSecurityPolicy-TLS13-1-2-2021-06",
+    "aws rds modify-db-instance --db-instance-identifier prod-pg --deletion-protection --apply-immediately",
+    "aws rds modify-db-instance --db-instance-identifier bookings-prod --db-instance-class db.r6g.large",
+    "ipa user-find --disabled=true --sizelimit=0",
+    "aws cognito-idp admin-get-user --user-pool-id eu-west-1_Ab12 --username 7c9e6679",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
-    *DEVICES_AND_ACCESS_WARN,
+    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -234,6 +285,7 @@ def test_warns(command: str, rule: str) -> None:
 @pytest.mark.parametrize("command", [
     *LISTED_KINDS_LOOK_ALIKES_PASS, *REMOTE_SHELL_LOOK_ALIKES_PASS, *XML_API_LOOK_ALIKES_PASS,
     *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS, *DEVICES_AND_ACCESS_LOOK_ALIKES_PASS,
+    *CARRIED_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
