@@ -208,7 +208,7 @@ def runner(inv: Invocation) -> list[Invocation] | None:
 # A variable named for code or a command (`$AST_CMD`, `$PHP_SNIPPET`, `$SQL_FILE`, `$1`): handed to a tool's console
 # (`asterisk -rx "$AST_CMD"`, `drush php:eval "$PHP_SNIPPET"`, `echo "$BCMD" | bconsole`), what runs is unknown.
 _CODE_VARIABLE = re.compile(r"(?i)^[\"']?\$\{?(?:\w*?(?:CMD|COMMANDS?|SCRIPT|SNIPPET|SQL|STMT|STATEMENT|CODE|JS|LUA|PHP"
-                            r"|GROOVY|EXPR|ROUTINE|ACTION|VERB|OPERATION|ARGS|_OP|PROC)(?:_?(?:FILE|TEXT|STR|BODY|S))?"
+                            r"|GROOVY|EXPR|ROUTINE|ACTION|VERB|OPERATION|ARGS|_OP|PROC|MANIFESTS?|PATCH|YAML)(?:_?(?:FILE|TEXT|STR|BODY|S))?"
                             r")\}?[\"']?$")
 _POSITIONAL = re.compile(r"^[\"']?\$\{?[1-9@*]\}?[\"']?$")  # `su - app -c "$1"`: the script's argument, as code
 _CODE_OPTION = re.compile(r"(?i)^[\w.-]*(?:script|code|command|cmd|exec|execute|eval|query|sql)=(.+)$")  # script=$SCRIPT
@@ -242,6 +242,8 @@ def code_in_variable(inv: Invocation) -> str | None:
             return "opaque_command"
     if inv.stdin_from == "literal" and inv.stdin and _CODE_VARIABLE.match(inv.stdin.strip()):
         return "opaque_command"  # echo "$BCMD" | bconsole, qcon <<< "$Q_EXPR"
+    if inv.stdin_from == "decoded" and program in ("kubectl", "oc") and {"apply", "create", "replace"} & set(inv.args):
+        return "opaque_command"  # echo "$PATCH_B64" | base64 -d | kubectl apply -f -: the manifest is not shown
     if inv.stdin_from == "file" and any(_CONSOLE_WORDS.search(w) for w in (inv.program, *inv.args[:3])):
         return "unseen_script"  # bconsole < "$SCRIPT", csession PROD < fix.mac
     return None

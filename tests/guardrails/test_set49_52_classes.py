@@ -273,10 +273,32 @@ CARRIED_LOOK_ALIKES_PASS = [
     "aws cognito-idp admin-get-user --user-pool-id eu-west-1_Ab12 --username 7c9e6679",
 ]
 
+KUBERNETES_WARN = [
+    ("kubectl -n rook-ceph patch cephcluster rook-ceph --type merge "
+     "-p '{\"spec\":{\"cleanupPolicy\":{\"confirmation\":\"yes-really-destroy-data\"}}}'", "rook-cleanup-confirmed"),
+    ("kubectl apply -f /tmp/hotpatch.yaml", "kubectl-apply-scratch"),
+    ("kubectl get csr -o name | xargs kubectl certificate approve", "csr-approved-in-bulk"),
+    ("oc get csr -o name | xargs oc adm certificate approve", "csr-approved-in-bulk"),
+    ("kubectl -n kube-system create token admin-user --duration=8760h", "long-lived-token"),
+    ("kubectl patch fleetautoscaler eu -n gs --type merge -p '{\"spec\":{\"policy\":{\"buffer\":{\"maxReplicas\":0}}}}'",
+     "kubectl-patch-replicas-zero"),
+    ("echo \"$PATCH_B64\" | base64 -d | kubectl apply -f -", "opaque-command"),
+    ("kubectl apply -f - <<< \"$MANIFEST\"", "opaque-command"),
+]
+
+KUBERNETES_LOOK_ALIKES_PASS = [
+    "kubectl -n rook-ceph get cephcluster rook-ceph -o jsonpath='{.spec.cleanupPolicy}'",
+    "kubectl apply -f /tmp/hotpatch.yaml --dry-run=server", "kubectl diff -f /tmp/hotpatch.yaml",
+    "kubectl apply -f deploy/overlays/prod/", "kubectl certificate approve csr-8x2k", "kubectl get csr",
+    "kubectl create token default -n prod --duration=1h",
+    "kubectl patch hpa api -p '{\"spec\":{\"maxReplicas\":10}}'",
+    "echo \"$B64\" | base64 -d | kubectl apply --dry-run=server -f -",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
-    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN,
+    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -285,7 +307,7 @@ def test_warns(command: str, rule: str) -> None:
 @pytest.mark.parametrize("command", [
     *LISTED_KINDS_LOOK_ALIKES_PASS, *REMOTE_SHELL_LOOK_ALIKES_PASS, *XML_API_LOOK_ALIKES_PASS,
     *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS, *DEVICES_AND_ACCESS_LOOK_ALIKES_PASS,
-    *CARRIED_LOOK_ALIKES_PASS,
+    *CARRIED_LOOK_ALIKES_PASS, *KUBERNETES_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
