@@ -242,6 +242,9 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
     switched = _setting_switched_off(inv)
     if switched:
         return VerbFinding("weakens_security", switched)
+    off = _body_switched_off(inv)
+    if off:
+        return off
     for arg in inv.args:
         found = _URL.match(arg)
         if not found or not found.group(1):
@@ -262,7 +265,7 @@ _ADMIN_BODY = re.compile(r'"cluster"\s*:\s*\[\s*"all"\s*\]|"action"\s*:\s*"disab
                          r'|"(?:role|orgRole|roles?)"\s*:\s*\[?\s*"(?:Admin|Administrator|admin|superuser|owner|Owner|GrafanaAdmin)"'
                          r'|"(?:users|backend_roles|hosts)"\s*:\s*\[\s*"\*"\s*\]|"isGrafanaAdmin"\s*:\s*true'
                          # NetBox's is_superuser, Okta's {"type":"SUPER_ADMIN"}, PAN-OS's <superuser>yes</superuser>
-                         r'|"(?:is_?)?(?:super_?user|super_?admin|site_?admin|is_?admin|is_?staff)"\s*:\s*"?true\b'
+                         r'|"(?:is_?)?(?:super_?user|super_?admin|site_?admin|admin|staff)"\s*:\s*"?true\b'
                          r'|"(?:type|role|roleType)"\s*:\s*"(?:SUPER_?ADMIN|ORG_?ADMIN|APP_?ADMIN|GLOBAL_?ADMIN\w*)"'
                          r'|(?:<|_)superuser(?:>|_)\s*yes\s*</superuser>', re.IGNORECASE)  # (`<x>` reaches here as `_x_`)
 _PUBLIC_BODY = re.compile(r'"(?:public|is_public|publicAccess|allowPublic)"\s*:\s*"?true\b'
@@ -273,6 +276,34 @@ _PROTECTION_PATH = re.compile(r"(?i)/(?:settings|config)/[^\s?&]*?(?:ssl|tls|htt
                               r"|hsts|encryption)\w*")
 _OFF_BODY = re.compile(r'(?i)"(?:value|enabled|mode|status)"\s*:\s*(?:"(?:off|false|disabled?|essentially_off|none|down)"|false)'
                        r'|(?:<|_)disabled(?:>|_)\s*yes\s*</disabled>|(?:<|_)(enabled?|log[-\w]*)(?:>|_)\s*(?:no|false)\s*</\1>')  # (XML)
+
+
+# A write whose body switches something off: `{"enabled":false}`, `{"ingressEnabled":false}`, `{"paused":true}`,
+# `disabled=1`, a bare `false` PUT to .../enabled; a protection's own switch (`"prevent_vul":"false"`).
+_BODY_OFF = re.compile(r'(?i)"(\w*enabled?\w*)"\s*:\s*"?(?:false|0)\b|"(paused|suspended|disabled|is_?disabled)"\s*:\s*"?(?:true|1)\b'
+                       r'|"(active|activated)"\s*:\s*false\b|^(disabled|paused)=(?:1|true)$')
+_BODY_LOOSENS = re.compile(r'(?i)"((?:prevent|protect|verify|require|enforce|secure|scan|auto_scan|auth)\w*)"\s*:\s*"?(?:false|0)\b'
+                           r'|"(\w*auto_?confirm\w*|self_?registration|\w*allow_?(?:anonymous|public|insecure)\w*)"\s*:\s*"?true\b'
+                           r'|"(no_match|default_?(?:action|policy))"\s*:\s*"(?:allow|accept|permit)"|"verify"\s*:\s*"verify_none"')
+_SWITCH_PATH = re.compile(r"(?i)/(?:enabled|authorized|active)/?$")
+
+
+def _body_switched_off(inv: Invocation) -> VerbFinding | None:
+    """What a write's body switches off: a protection (weakens security), or anything else (takes it down)."""
+    bodies = [inv.args[n + 1] for n, a in enumerate(inv.args[:-1]) if a.split("=", 1)[0] in _DATA_FLAGS]
+    bodies += [a.split("=", 1)[1] for a in inv.args if "=" in a and a.split("=", 1)[0] in _DATA_FLAGS]
+    bodies += [a for a in inv.args if ":=" in a]  # httpie: enabled:=false
+    for body in bodies:
+        loosened = _BODY_LOOSENS.search(body)
+        if loosened:
+            return VerbFinding("weakens_security", loosened.group())
+        off = _BODY_OFF.search(body)
+        if off and not OPENINGS.search(off.group()) and not re.search(r"(?i)debug|trace|verbose", off.group()):
+            name = next(g for g in off.groups() if g)
+            return VerbFinding("weakens_security" if SECURITY_NOUNS & set(parts(name)) else "takes_down", off.group())
+        if body.strip().lower() == "false" and any(_SWITCH_PATH.search(a) for a in inv.args):
+            return VerbFinding("takes_down", body)  # TeamCity: PUT false to .../agents/id:14/enabled
+    return None
 
 
 def _setting_switched_off(inv: Invocation) -> str | None:

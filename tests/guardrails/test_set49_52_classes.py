@@ -295,10 +295,40 @@ KUBERNETES_LOOK_ALIKES_PASS = [
     "echo \"$B64\" | base64 -d | kubectl apply --dry-run=server -f -",
 ]
 
+API_BODIES_WARN = [
+    # a write whose body switches something off, or loosens a protection
+    ("curl -X PATCH \"https://api.cloudflare.com/client/v4/zones/$Z/rulesets/$R/rules/$ID\" -H \"Authorization: Bearer $T\" "
+     "--data '{\"enabled\":false}'", "verb-takes-down"),
+    ("curl -u admin:$PW -X PATCH https://solace01:943/SEMP/v2/config/msgVpns/payments/queues/settlement.in "
+     "-d '{\"ingressEnabled\":false,\"egressEnabled\":false}'", "verb-takes-down"),
+    ("curl -X PATCH -u \"$K:$S\" -d '{\"paused\": true}' https://api.fivetran.com/v1/connectors/fiery_pancake",
+     "verb-takes-down"),
+    ("curl -X PUT -H \"Authorization: Bearer $T\" -d false https://teamcity.local/app/rest/agents/id:14/enabled",
+     "verb-takes-down"),
+    ("curl -k -u admin:$PW https://splunk:8089/servicesNS/nobody/ES/saved/searches/Brute%20Force -d disabled=1",
+     "verb-takes-down"),
+    ("curl -u admin:$PW -X PUT -d '{\"metadata\":{\"prevent_vul\":\"false\"}}' https://harbor/api/v2.0/projects/payments",
+     "verb-weakens-security"),
+    ("curl -X PATCH \"https://api.supabase.com/v1/projects/$REF/config/auth\" -d '{\"mailer_autoconfirm\": true}'",
+     "verb-weakens-security"),
+    ("curl -s -X PUT http://emqx:18083/api/v5/authorization/settings -d '{\"no_match\":\"allow\",\"deny_action\":\"ignore\"}'",
+     "verb-weakens-security"),
+]
+
+API_BODIES_LOOK_ALIKES_PASS = [
+    "curl -X PATCH \"https://api.cloudflare.com/client/v4/zones/$Z/rulesets/$R/rules/$ID\" --data '{\"enabled\":true}'",
+    "curl -s https://api.fivetran.com/v1/connectors/fiery_pancake -u \"$K:$S\"",
+    "curl -X PATCH -u \"$K:$S\" -d '{\"paused\": false}' https://api.fivetran.com/v1/connectors/fiery_pancake",
+    "curl -X PUT -d '{\"debug_enabled\": false}' https://app.internal/api/settings",
+    "curl -X PUT -d '{\"anonymous_access_enabled\": false}' https://nexus.internal/service/rest/v1/security/anonymous",
+    "curl -s -X PUT http://emqx:18083/api/v5/authorization/settings -d '{\"no_match\":\"deny\"}'",
+    "kubectl patch cronjob nightly -n batch -p '{\"spec\":{\"suspend\":true}}'",  # writers split: left alone
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
-    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN,
+    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -308,6 +338,7 @@ def test_warns(command: str, rule: str) -> None:
     *LISTED_KINDS_LOOK_ALIKES_PASS, *REMOTE_SHELL_LOOK_ALIKES_PASS, *XML_API_LOOK_ALIKES_PASS,
     *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS, *DEVICES_AND_ACCESS_LOOK_ALIKES_PASS,
     *CARRIED_LOOK_ALIKES_PASS, *KUBERNETES_LOOK_ALIKES_PASS,
+    *API_BODIES_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
