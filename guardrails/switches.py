@@ -44,7 +44,7 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|kbdinteractiveauthentication|allow[-_]?privilege|allow[-_]?pool[-_]?delete|allow[-_]?force[-_]?push"
                     r"|remote_os_authent|app_debug|(?<![a-z])debug[-_]?mode|disable[-_]?authentication|allow[-_ ]setuid"
                     r"|mount[-_ ]hostfs|enable[-_]?public[-_]?network|auto[-_]?forward"
-                    r"|(?<![a-z])privileged(?![a-z])", re.IGNORECASE)  # (switched off, these harden)
+                    r"|(?<![a-z])privileged(?![a-z])|local[-_]?accounts|non[-_]?ssl[-_]?port", re.IGNORECASE)  # (switched off, these harden)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"
@@ -117,12 +117,17 @@ def switched_off(inv: Invocation) -> str | None:
         return legacy.group()
     # what a removal option names is taken away, not set (grubby --remove-args=selinux=0 turns SELinux back on)
     text = " ".join(w for w in words if not _REMOVAL.match(w))
+    # what the command configures, when its subcommand names a protection (`az network front-door waf-policy update
+    # ... --mode Detection`): a generic option (--mode, --state) is that protection's
+    subject = next((w for w in [a for a in inv.args if not a.startswith("-")][:4] if _PROTECTS.search(w)), None)
     for match in _VALUE.finditer(text):
         value = match.group().strip("'\"").lower()
         before = text[max(0, match.start() - _WINDOW):match.start()]
         name = _setting(before)
         if not name:
             continue
+        if subject and name.split()[-1].lstrip("-").lower() in ("mode", "level") and not _PROTECTS.search(name):
+            name = f"{subject} {name}"
         if _NEGATED_OPENING.search(name):
             if value in OFF:
                 return _last_name(name)  # NoAnonymous no, disable_plaintext_auth = no
@@ -442,7 +447,7 @@ def _setting(before: str) -> str | None:
 
 
 _OPEN_FLAG = re.compile(r"(?i)^--(?:enable-|allow-|make-)?(?:publicly-accessible|public-access|public-network-access"
-                        r"|anonymous(?:-access|-auth)?|public-ip-on-launch|public)$")
+                        r"|anonymous(?:-access|-auth)?|public-ip-on-launch|public|local-accounts)$")
 
 
 def _loosening_flag(inv: Invocation) -> str | None:

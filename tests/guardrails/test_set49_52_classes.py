@@ -325,10 +325,41 @@ API_BODIES_LOOK_ALIKES_PASS = [
     "kubectl patch cronjob nightly -n batch -p '{\"spec\":{\"suspend\":true}}'",  # writers split: left alone
 ]
 
+CLOUD_WARN = [
+    ("az network front-door waf-policy update --name wafSaasProd --resource-group rg-edge --mode Detection",
+     "security-switched-off"),
+    ("az cosmosdb sql container throughput update -a cosmos-prod -g rg-prod -d orders -n events --throughput 400",
+     "capacity-cut-to-minimum-spaced"),
+    ("az sql db update -g rg-prod -s sql-prod -n orders --service-objective Basic", "capacity-cut-to-minimum-spaced"),
+    ("gcloud spanner instances update media-spanner --nodes=1", "capacity-cut-to-minimum"),
+    ("aws dynamodb update-table --table-name t --billing-mode PROVISIONED "
+     "--provisioned-throughput ReadCapacityUnits=1,WriteCapacityUnits=1", "capacity-cut-to-minimum"),
+    ("bq cp -f learn-prod:staging.enrollments learn-prod:analytics.enrollments", "bq-table-overwritten"),
+    ("az cosmosdb failover-priority-change -n cosmos-prod -g rg-prod --failover-policies westus=0 eastus=1",
+     "cosmos-failover"),
+    ("gcloud projects add-iam-policy-binding fin-core-prod --member=user:dev@gmail.com --role=roles/editor",
+     "admin-grant"),
+    ("az aks update -g rg-prod -n aks-prod --enable-local-accounts", "security-switched-off"),
+    ("az redis update -g rg-prod -n redis-prod --set enableNonSslPort=true", "security-switched-off"),
+]
+
+CLOUD_LOOK_ALIKES_PASS = [
+    "az network front-door waf-policy update --name wafSaasProd --resource-group rg-edge --mode Prevention",
+    "esxcli network firewall ruleset set --ruleset-id sshServer --enabled false",
+    "az cosmosdb sql container throughput update -a cosmos-prod -g rg-prod -d orders -n events --throughput 4000",
+    "az cosmosdb sql container throughput show -a cosmos-prod -g rg-prod -d orders -n events",
+    "az sql db update -g rg-prod -s sql-prod -n orders --service-objective S3",
+    "gcloud spanner instances update media-spanner --nodes=5",
+    "bq cp learn-prod:analytics.enrollments learn-prod:backups.enrollments_20240601",
+    "gcloud projects add-iam-policy-binding p --member=user:dev@example.com --role=roles/viewer",
+    "az aks update -g rg-prod -n aks-prod --disable-local-accounts",
+    "az redis update -g rg-prod -n redis-prod --set enableNonSslPort=false",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
-    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN,
+    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN, *CLOUD_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -338,7 +369,7 @@ def test_warns(command: str, rule: str) -> None:
     *LISTED_KINDS_LOOK_ALIKES_PASS, *REMOTE_SHELL_LOOK_ALIKES_PASS, *XML_API_LOOK_ALIKES_PASS,
     *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS, *DEVICES_AND_ACCESS_LOOK_ALIKES_PASS,
     *CARRIED_LOOK_ALIKES_PASS, *KUBERNETES_LOOK_ALIKES_PASS,
-    *API_BODIES_LOOK_ALIKES_PASS,
+    *API_BODIES_LOOK_ALIKES_PASS, *CLOUD_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
