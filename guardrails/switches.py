@@ -44,7 +44,8 @@ _OPENS = re.compile(r"public[-_]?(?:network[-_]?)?access|publicly[-_]?accessible
                     r"|kbdinteractiveauthentication|allow[-_]?privilege|allow[-_]?pool[-_]?delete|allow[-_]?force[-_]?push"
                     r"|remote_os_authent|app_debug|(?<![a-z])debug[-_]?mode|disable[-_]?authentication|allow[-_ ]setuid"
                     r"|mount[-_ ]hostfs|enable[-_]?public[-_]?network|auto[-_]?forward"
-                    r"|(?<![a-z])privileged(?![a-z])|local[-_]?accounts|non[-_]?ssl[-_]?port", re.IGNORECASE)  # (switched off, these harden)
+                    r"|(?<![a-z])privileged(?![a-z])|local[-_]?accounts|non[-_]?ssl[-_]?port"
+                    r"|debug[-_]?display|display[-_]?errors", re.IGNORECASE)  # (switched off, these harden)
 # Names of settings that say who may do what, and values that mean anyone or everything.
 _AUDIENCE = re.compile(r"visibility|privacy|default[-_]?action|default[-_]?(?:repository[-_]?)?permission|trustedhosts"
                        r"|inbound[-_]?policy|policy\.default"

@@ -356,10 +356,29 @@ CLOUD_LOOK_ALIKES_PASS = [
     "az redis update -g rg-prod -n redis-prod --set enableNonSslPort=false",
 ]
 
+SCRIPTS_AND_SITES_WARN = [
+    ("make deploy ENV=prod", "deploy-target-run"),
+    ("make -C /opt/ops fix-prod ENV=production", "deploy-target-run"),
+    ("npm run migrate:prod", "deploy-target-run"),
+    ("sudo -u www-data php /tmp/fix_enrolments.php", "scratch-script-run"),
+    ("wp option update siteurl 'http://staging.client42.test'", "wordpress-site-url-changed"),
+    ("wp config set WP_DEBUG_DISPLAY true --raw", "security-switched-off"),
+    ("sudo -u www-data php admin/cli/cfg.php --name=debugdisplay --set=1", "security-switched-off"),
+    ("rsync -av --delete /mnt/mam/hires/ /mnt/dr/hires/", "rsync-delete-tree"),
+    ("rsync -a --delete /srv/www/ web02:/srv/www/", "rsync-delete-tree"),
+]
+
+SCRIPTS_AND_SITES_LOOK_ALIKES_PASS = [
+    "make -n deploy ENV=prod", "make clean", "make test", "npm run | grep -A1 'db:fix'", "npm run lint",
+    "php -l /tmp/fix.php", "bash -n /tmp/fix.sh", "wp option get siteurl", "wp config get WP_DEBUG_DISPLAY",
+    "wp config set WP_DEBUG_DISPLAY false --raw", "rsync -avn --delete /srv/www/ web02:/srv/www/",
+    "rsync -av /srv/www/ backup01:/backups/www/",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
-    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN, *CLOUD_WARN,
+    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN, *CLOUD_WARN, *SCRIPTS_AND_SITES_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -370,6 +389,7 @@ def test_warns(command: str, rule: str) -> None:
     *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS, *DEVICES_AND_ACCESS_LOOK_ALIKES_PASS,
     *CARRIED_LOOK_ALIKES_PASS, *KUBERNETES_LOOK_ALIKES_PASS,
     *API_BODIES_LOOK_ALIKES_PASS, *CLOUD_LOOK_ALIKES_PASS,
+    *SCRIPTS_AND_SITES_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
