@@ -35,7 +35,9 @@ def command_start(args: tuple[str, ...], value_options: frozenset[str], skip: in
             i += 1
             continue
         break
-    return min(i + skip, len(args))
+    skipped = args[i:i + skip]
+    spoken = next((n for n, word in enumerate(skipped) if n and re.search(r"\s", word.strip())), None)
+    return min(i + (spoken if spoken is not None else skip), len(args))  # (`balena ssh DEV "CMD"`: no service named)
 
 
 def option_values(args: tuple[str, ...], names: frozenset[str], many: bool = False) -> list[str]:
@@ -95,7 +97,7 @@ CARRIERS: dict[str, tuple[Carrier, ...]] = {
     "doctl": (_c("compute ssh", "--ssh-command"),),
     "heroku": (_c("run", values="-a --app -s --size -e --env -r --remote --type", skip=0, shell=True, dashes=True),
                _c("run:detached", values="-a --app -s --size -e --env -r --remote --type", skip=0, shell=True)),
-    "balena": (_c("ssh", skip=2, shell=True),),  # balena ssh DEVICE SERVICE "CMD"
+    "balena": (_c("ssh", skip=2, shell=True),),  # balena ssh DEVICE [SERVICE] "CMD"
     "ray": (_c("job submit", dashes=True),),  # ray job submit --address URL -- CMD
     "tsh": (_c("ssh", values="-l --login -p --port --proxy --cluster", skip=1, shell=True),),
     "mosh": (_c(dashes=True, shell=True),),

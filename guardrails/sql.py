@@ -172,6 +172,12 @@ STATEMENT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(
     (r"^\s*ALTER\s+DATABASE\s+OPEN\s+RESETLOGS\b|^\s*ALTER\s+DATABASE\s+CLEAR\s+UNARCHIVED\s+LOGFILE\b",
      "logs_purged"),  # Oracle: the redo not yet archived is thrown away
     (r"^\s*FLUSH\s+TABLES\s+WITH\s+READ\s+LOCK\b", "writes_blocked"),
+    # ClickHouse: merges or replication stopped (parts pile up until inserts are refused), a replica dropped
+    (r"^\s*SYSTEM\s+(?:STOP\s+(?:MERGES|TTL\s+MERGES|FETCHES|REPLICATED\s+SENDS|REPLICATION\s+QUEUES|MOVES|DISTRIBUTED\s+SENDS)"
+     r"|DROP\s+REPLICA)\b", "replication_stopped"),
+    # a TTL that deletes within a week of the event (`MODIFY TTL event_date + INTERVAL 1 DAY`)
+    (r"\bMODIFY\s+TTL\b.*\bINTERVAL\s+[1-7]\s+(?:DAY|HOUR|MINUTE|SECOND)S?\b", "alter_drop"),
+    (r"^\s*ALTER\s+USER\s+\S+\s+HOST\s+ANY\b", "privilege_granted"),  # ClickHouse: the user logs in from anywhere
     (r"\bpg_terminate_backend\s*\(\s*\w+\s*\)(?!.*\bidle\b).*\bFROM\b", "sessions_terminated"),  # every session a
     # query finds (not idle ones, idle in transaction for too long: hygiene)
     (r"^\s*SET\s+(?:GLOBAL|PERSIST)\s+(?:super_read_only|read_only|offline_mode)\s*=\s*(?:ON|1|TRUE)\b", "writes_blocked"),

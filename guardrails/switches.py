@@ -491,10 +491,10 @@ _CREDENTIALS = frozenset({"token", "tokens", "login", "presign", "signurl", "sig
 # `binlog_expire_logs_seconds=3600`, `default_time_to_live = 3600`, `backup_keep_time = 3600`,
 # `backup_daily_retention=1`, `--retained-backups-count=1`; its unit is read from its name.
 _KEPT_NAME = re.compile(r"(?i)(?<![\w.-])([\w.-]*(?:retention|retain\w*|ttl|time[-_]to[-_]live|expire\w*|expiration|lifetime|frozentimeperiod\w*"
-                        r"|keep[-_]?time|max[-_]?age)[\w.-]*)[\"'\]]{0,2}\s*[=:]\s*[\"']?(\d+(?:\.\d+)?)\s*([a-z]*)\b")
+                        r"|keep[-_]?time|max[-_]?age|num[-_]logs)[\w.-]*)[\"'\]]{0,2}\s*[=:]\s*[\"']?(\d+(?:\.\d+)?)\s*([a-z]*)\b")
 _UNIT_IN_NAME = (("ms", 0.001), ("millis", 0.001), ("seconds", 1), ("secs", 1), ("sec", 1), ("minutes", 60),
                  ("mins", 60), ("hours", 3600), ("days", 86400), ("day", 86400))
-_COUNTED = re.compile(r"(?i)count|cycles|versions|copies|backups|daily|weekly|number")
+_COUNTED = re.compile(r"(?i)count|cycles|versions|copies|backups|daily|weekly|number|num[-_]logs")
 
 
 # An object store's lifecycle rule that expires what it covers within a day: S3's `"Expiration":{"Days":1}`,
@@ -519,7 +519,7 @@ def _kept_setting(inv: Invocation) -> str | None:
                          name) or (name.lower().endswith("ttl") and "message" not in name.lower() and "default" not in name.lower()):
                 continue  # a token's, a cache entry's or a DNS record's lifetime, not the data's
             if _COUNTED.search(name) and not unit:
-                if number <= 1 and "retain" in name.lower() or number <= 1 and "retention" in name.lower():
+                if number <= 1 and re.search(r"(?i)retain|retention|num[-_]logs", name):
                     return found.group()  # keep one backup
                 continue
             if unit in _SECONDS:

@@ -375,10 +375,32 @@ SCRIPTS_AND_SITES_LOOK_ALIKES_PASS = [
     "rsync -av /srv/www/ backup01:/backups/www/",
 ]
 
+TOOLS_WARN = [
+    ("sudo sed -i 's/^num_logs.*/num_logs = 1/' /etc/audit/auditd.conf", "retention-cut"),
+    ("clickhouse-client -q \"SYSTEM STOP MERGES ads.impressions_local\"", "sql-writes-blocked"),
+    ("clickhouse-client -q \"ALTER TABLE ads.i ON CLUSTER prod MODIFY TTL event_date + INTERVAL 1 DAY\"", "sql-alter-drop"),
+    ("clickhouse-client -q \"ALTER USER default HOST ANY\"", "sql-privilege-granted"),
+    ("balena device public-url enable 7cf02a6", "balena-public-url"),
+    ("balena device os-update 7f3c9a1 --version 5.3.6 --yes", "balena-fleet-changed"),
+    ("balena ssh 7f3c9a1 \"dd if=/dev/zero of=/dev/mmcblk0 bs=4M\"", "dd-device"),
+    ("p4 protect -i < /tmp/protections.txt", "p4-protections-replaced"),
+    ("sudo gitlab-runner register --non-interactive --url https://g --token x --executor docker --docker-privileged",
+     "ci-runner-privileged"),
+]
+
+TOOLS_LOOK_ALIKES_PASS = [
+    "sudo sed -i 's/^num_logs.*/num_logs = 10/' /etc/audit/auditd.conf",
+    "clickhouse-client -q \"SYSTEM START MERGES ads.i\"",
+    "clickhouse-client -q \"ALTER TABLE ads.i MODIFY TTL event_date + INTERVAL 90 DAY\"",
+    "balena device public-url 7cf02a6", "balena device public-url disable 7cf02a6", "balena ssh 7f3c9a1 sensor-agent",
+    "p4 protect -o", "p4 protect -o > /tmp/protect-backup.txt",
+    "sudo gitlab-runner register --non-interactive --url https://g --token x --executor docker --docker-image alpine:3.19",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
-    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN, *CLOUD_WARN, *SCRIPTS_AND_SITES_WARN,
+    *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN, *CLOUD_WARN, *SCRIPTS_AND_SITES_WARN, *TOOLS_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -389,7 +411,7 @@ def test_warns(command: str, rule: str) -> None:
     *MAINFRAME_LOOK_ALIKES_PASS, *CONFIGURATION_LOOK_ALIKES_PASS, *DEVICES_AND_ACCESS_LOOK_ALIKES_PASS,
     *CARRIED_LOOK_ALIKES_PASS, *KUBERNETES_LOOK_ALIKES_PASS,
     *API_BODIES_LOOK_ALIKES_PASS, *CLOUD_LOOK_ALIKES_PASS,
-    *SCRIPTS_AND_SITES_LOOK_ALIKES_PASS,
+    *SCRIPTS_AND_SITES_LOOK_ALIKES_PASS, *TOOLS_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
