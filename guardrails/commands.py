@@ -317,8 +317,11 @@ def _action_unknown(inv: Invocation, policy: Policy) -> bool:
     """Whether the word that says what a command does is a variable: `kubectl $VERB deploy/api`, `aws $SVC $OP`,
     `kamcmd $(cat next_step.txt)`. A rule for the tool decides on that word (or the tool is a console of
     verbs), so what it does cannot be told; a later word that only reads (`kubectl $CTX get pods`) can."""
-    if inv.program.lower() in HTTP_CLIENTS or inv.program in ("MVS", "TSO"):
-        return False  # a URL in a variable; the method says what the call does; JES2's $P is no variable
+    if inv.program.lower() in HTTP_CLIENTS:  # a URL in a variable: the method says what the call does, unless it
+        return any(a in ("-X", "--request", "--method") and n + 1 < len(inv.args) and is_parameter(inv.args[n + 1])
+                   for n, a in enumerate(inv.args))  # is in a variable too (curl -X "$METHOD" "$URL/$ENDPOINT")
+    if inv.program in ("MVS", "TSO"):
+        return False  # JES2's $P is no variable
     args = inv.args[:inv.args.index("--")] if "--" in inv.args else inv.args
     view = read_args(args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
     words = view.positionals[:MAX_LEADING]

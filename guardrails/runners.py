@@ -19,7 +19,7 @@ from dataclasses import replace
 from guardrails.interpreters import Program, code_invocations, language, program_of
 from guardrails.invocation import Invocation
 from guardrails.resolve import is_parameter
-from guardrails.shell import parse_shell, program_name
+from guardrails.shell import UNPACKED, parse_shell, program_name
 from guardrails.streams import decodes, is_fetch, output_of
 from guardrails.verbs import COMMAND_OPTIONS, READ_PROGRAMS, READS, leading_words, parts
 
@@ -69,7 +69,11 @@ def fetches(word: str) -> bool:
 
 def downloaded(inv: Invocation, path: str) -> bool:
     """Whether a script was downloaded earlier on the line and not verified (curl -o f URL && sh f)."""
-    return posixpath.basename(path) in inv.fetched
+    return posixpath.basename(path) in inv.fetched or (UNPACKED in inv.fetched and (
+        path.startswith("./") or bool(_LOCAL_SCRIPT.search(posixpath.basename(path)))))
+
+
+_LOCAL_SCRIPT = re.compile(r"\.(?:sh|py|pl|run|bin)$|^(?:install|setup|installer|bootstrap)$")  # what an archive ships
 
 
 def _bind_positionals(code: str, params: tuple[str, ...]) -> str:

@@ -326,8 +326,12 @@ class _Walker:
     def _downloads(self, inv: Invocation) -> None:
         """Remember files a download wrote; a checksum or signature check vouches for them."""
         target, clone = fetched_file(inv), cloned_dir(inv)
+        unpacked = inv.program in ("tar", "unzip", "bsdtar", "7z") and any(
+            posixpath.basename(a) in self.env.fetched for a in inv.args if not a.startswith("-"))
         if target:
             self.env.fetched.add(posixpath.basename(target))
+        elif unpacked:  # wget fix.tar.gz && tar xzf fix.tar.gz && cd fix && sudo ./install.sh: what it unpacked
+            self.env.fetched.add(UNPACKED)
         elif clone:
             self.env.fetched.add(CLONED + clone)
         elif verifies(inv):
@@ -367,6 +371,9 @@ class _Walker:
 
 
 __all__ = ["MAX_BASHLEX_CHARS", "logical_lines", "parse_shell", "program_name"]  # program_name: re-exported
+
+
+UNPACKED = "\0unpacked"  # in the fetched set: an archive downloaded on the line was unpacked; its ./files are its
 
 
 # Programs that pass a listing on, narrowed or reshaped: what comes out is still the head command's objects.

@@ -281,7 +281,9 @@ _OFF_BODY = re.compile(r'(?i)"(?:value|enabled|mode|status)"\s*:\s*(?:"(?:off|fa
 # A write whose body switches something off: `{"enabled":false}`, `{"ingressEnabled":false}`, `{"paused":true}`,
 # `disabled=1`, a bare `false` PUT to .../enabled; a protection's own switch (`"prevent_vul":"false"`).
 _BODY_OFF = re.compile(r'(?i)"(\w*enabled?\w*)"\s*:\s*"?(?:false|0)\b|"(paused|suspended|disabled|is_?disabled)"\s*:\s*"?(?:true|1)\b'
-                       r'|"(active|activated)"\s*:\s*false\b|^(disabled|paused)=(?:1|true)$')
+                       r'|"(active|activated)"\s*:\s*false\b|^(disabled|paused)=(?:1|true)$'
+                       # Elasticsearch: shards moved off a node (it is drained), allocation switched off
+                       r'|"(cluster\.routing\.allocation\.exclude\._(?:ip|name|host))"\s*:\s*"[^"]+"')
 _BODY_LOOSENS = re.compile(r'(?i)"((?:prevent|protect|verify|require|enforce|secure|scan|auto_scan|auth)\w*)"\s*:\s*"?(?:false|0)\b'
                            r'|"(\w*auto_?confirm\w*|self_?registration|\w*allow_?(?:anonymous|public|insecure)\w*)"\s*:\s*"?true\b'
                            r'|"(no_match|default_?(?:action|policy))"\s*:\s*"(?:allow|accept|permit)"|"verify"\s*:\s*"verify_none"')

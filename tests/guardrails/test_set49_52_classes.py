@@ -397,10 +397,29 @@ TOOLS_LOOK_ALIKES_PASS = [
     "sudo gitlab-runner register --non-interactive --url https://g --token x --executor docker --docker-image alpine:3.19",
 ]
 
+DOWNLOADS_AND_API_WARN = [
+    ("wget http://example.org/fix.tar.gz && tar xzf fix.tar.gz && cd fix && sudo ./install.sh", "remote-code"),
+    ("wget https://example-tools.io/t.tar.gz && tar xzf t.tar.gz && sudo ./t/install", "remote-code"),
+    ("curl -s -X \"$METHOD\" \"$SR_URL/subjects/$SUBJECT\"", "opaque-command"),
+    ("curl -k \"https://fw1/api/?type=commit&cmd=<commit><force></force></commit>&key=$K\"", "firewall-force-commit"),
+    ("http PUT es-prod:9200/_cluster/settings transient:='{\"cluster.routing.allocation.exclude._ip\":\"10.0.4.21\"}'",
+     "verb-takes-down"),
+]
+
+DOWNLOADS_AND_API_LOOK_ALIKES_PASS = [
+    "tar xzf release.tar.gz && ./install.sh",  # nothing downloaded on the line
+    "wget https://x/y.tar.gz && sha256sum -c y.sha256 && tar xzf y.tar.gz && ./install.sh",  # verified first
+    "wget https://x/y.tar.gz && tar xzf y.tar.gz && ls y/",
+    "curl -s \"$SR_URL/subjects\"",
+    "curl -k \"https://fw1/api/?type=op&cmd=<show><config><diff></diff></config></show>&key=$K\"",
+    "curl -X PUT es:9200/_cluster/settings -d '{\"persistent\":{\"cluster.routing.allocation.exclude._name\":null}}'",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
     *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN, *CLOUD_WARN, *SCRIPTS_AND_SITES_WARN, *TOOLS_WARN,
+    *DOWNLOADS_AND_API_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -412,6 +431,7 @@ def test_warns(command: str, rule: str) -> None:
     *CARRIED_LOOK_ALIKES_PASS, *KUBERNETES_LOOK_ALIKES_PASS,
     *API_BODIES_LOOK_ALIKES_PASS, *CLOUD_LOOK_ALIKES_PASS,
     *SCRIPTS_AND_SITES_LOOK_ALIKES_PASS, *TOOLS_LOOK_ALIKES_PASS,
+    *DOWNLOADS_AND_API_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
