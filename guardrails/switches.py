@@ -135,8 +135,9 @@ def switched_off(inv: Invocation) -> str | None:
             continue  # NoAnonymous yes: the opening stays shut
         protects = _PROTECTS.search(name) or _PROTECTS.search(_snake(name))  # (skipACL: skip_ACL)
         loosens = _LOOSENS.search(name) or _LOOSENS.search(_snake(name))  # (tlsAllowInsecureConnection)
-        if value in OFF and protects and not loosens and not _OPENS.search(name):
-            return _last_name(name)
+        if (value in OFF or (value == "inactive" and "protection" in name.lower())) and protects and not loosens \
+                and not _OPENS.search(name):
+            return _last_name(name)  # (Cognito's --deletion-protection INACTIVE; not `influx auth inactive`)
         if value in ON and loosens and protects:
             return _last_name(name)  # -DisableRealtimeMonitoring $true, skipACL=yes; not scale-down-disabled=true
         if value in ON and _OPENS.search(name) and not _LOOSENS.search(name):
@@ -475,8 +476,11 @@ def _loosening_flag(inv: Invocation) -> str | None:
 # How long data is kept, cut so short that the system deletes it (`influx bucket update --retention 1h`,
 # `bq update --expiration 3600`, `mc ilm rule add --expire-days 1`), or the retention lock cleared.
 _KEEPING = re.compile(r"^--?(?:[\w-]*retention[\w-]*|[\w-]*expir(?:ation|e|y)[\w-]*|ttl|default[-_]ttl|max[-_]age"
+                      r"|[\w-]*time[-_]to[-_]live"
                       r"|expire[-_]days|days|keep[-_]?days|older[-_]than|vacuum-time|frozen[-_]?time[-_]?period[\w-]*)$",
                       re.IGNORECASE)  # (Splunk's frozenTimePeriodInSecs: when an index's buckets are deleted)
+_ISO_DURATION = re.compile(r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
+_ISO_SECONDS = (31536000, 2592000, 604800, 86400, 3600, 60, 1)
 _CLEARS_KEEPING = re.compile(r"^--?(?:clear|remove|no)[-_](?:retention|object[-_]lock|legal[-_]hold)", re.IGNORECASE)
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|hr|d|day|days)?$", re.IGNORECASE)
 _SECONDS = {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
@@ -571,6 +575,12 @@ def retention_cut(inv: Invocation) -> str | None:
         if not _KEEPING.match(name) or re.search(r"(?i)expires[-_]?in|token|url|sign", name):
             continue  # (a presigned URL's or a token's lifetime, not the data's)
         value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+        iso = _ISO_DURATION.match(value.strip("'\"").upper())
+        if iso and any(iso.groups()):  # Azure's PT1M, P0W: ISO 8601
+            seconds = sum(float(n or 0) * f for n, f in zip(iso.groups(), _ISO_SECONDS))
+            if 0 < seconds <= _DAY or (seconds == 0 and "retention" in name.lower()):
+                return f"{name} {value}"
+            continue
         found = _DURATION.match(value.strip("'\""))
         if not found:
             continue

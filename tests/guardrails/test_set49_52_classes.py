@@ -415,11 +415,33 @@ DOWNLOADS_AND_API_LOOK_ALIKES_PASS = [
     "curl -X PUT es:9200/_cluster/settings -d '{\"persistent\":{\"cluster.routing.allocation.exclude._name\":null}}'",
 ]
 
+STORAGE_AND_DURATIONS_WARN = [
+    ("aws s3 rm s3://fintech-ledger-prod/exports/2023-01-15/settlements.csv", "aws-s3-rm"),
+    ("gcloud storage rm gs://prod-app-user-uploads/avatars/uid_8812.jpg", "gcloud-storage-rm"),
+    ("az servicebus queue update -g rg -n q --namespace-name sb --default-message-time-to-live PT1M", "retention-cut"),
+    ("az sql db ltr-policy set -g rg -s s -n t --weekly-retention P0W --monthly-retention P0M --yearly-retention P0Y",
+     "retention-cut"),
+    ("aws cognito-idp update-user-pool --user-pool-id x --deletion-protection INACTIVE", "security-switched-off"),
+    ("aws globalaccelerator update-endpoint-group --endpoint-group-arn x --traffic-dial-percentage 0",
+     "capacity-cut-to-zero"),
+    ("aws gamelift update-fleet-capacity --fleet-id f --desired-instances 0 --min-size 0", "capacity-cut-to-zero"),
+]
+
+STORAGE_AND_DURATIONS_LOOK_ALIKES_PASS = [
+    "gcloud storage rm gs://media-transcode-scratch/jobs/8812/*.tmp",  # a scratch prefix: info
+    "aws s3 ls s3://fintech-ledger-prod/exports/2023-01-15/",
+    "az servicebus queue update -g rg -n q --namespace-name sb --default-message-time-to-live P14D",
+    "az sql db ltr-policy set -g rg -s s -n t --weekly-retention P4W",
+    "aws cognito-idp update-user-pool --user-pool-id x --deletion-protection ACTIVE",
+    "influx auth inactive --id 0c1d2e3f4a5b6c7d",
+    "aws autoscaling set-desired-capacity --auto-scaling-group-name api-prod --desired-capacity 12",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
     *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN, *CLOUD_WARN, *SCRIPTS_AND_SITES_WARN, *TOOLS_WARN,
-    *DOWNLOADS_AND_API_WARN,
+    *DOWNLOADS_AND_API_WARN, *STORAGE_AND_DURATIONS_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -431,7 +453,7 @@ def test_warns(command: str, rule: str) -> None:
     *CARRIED_LOOK_ALIKES_PASS, *KUBERNETES_LOOK_ALIKES_PASS,
     *API_BODIES_LOOK_ALIKES_PASS, *CLOUD_LOOK_ALIKES_PASS,
     *SCRIPTS_AND_SITES_LOOK_ALIKES_PASS, *TOOLS_LOOK_ALIKES_PASS,
-    *DOWNLOADS_AND_API_LOOK_ALIKES_PASS,
+    *DOWNLOADS_AND_API_LOOK_ALIKES_PASS, *STORAGE_AND_DURATIONS_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)

@@ -115,7 +115,8 @@ def test_data_directories(command: str, expect: str) -> None:
 
 @pytest.mark.parametrize(("command", "expect"), [  # 5. stores destroyed by their own tools
     ("gcloud storage rm -r gs://acme-exports", "warn"),
-    ("gcloud storage rm gs://acme-exports/one.csv", "info"),
+    ("gcloud storage rm gs://acme-exports/one.csv", "warn"),  # one object, but no undo (five blind cases warn)
+    ("gcloud storage rm gs://acme-scratch/one.csv", "info"),
     ("gsutil -m rm 'gs://acme-logs/**'", "warn"),
     ("az storage blob delete-batch -s backups --account-name acme", "warn"),
     ("az storage blob delete-batch -s backups --account-name acme --dryrun", "none"),
