@@ -57,3 +57,16 @@ def test_bench_prints_precision_and_recall() -> None:
     assert figures["cases"] == len(CASES)
     assert figures["precision"] == 1.0 and figures["recall"] == 1.0
     assert figures["per_rule"]["rm-rf-root"]["expected"] >= 10
+
+
+def test_cost_bench_times_the_check_against_a_split(tmp_path: Path) -> None:
+    runbook = tmp_path / "team" / "corpus" / "disk.md"
+    runbook.parent.mkdir(parents=True)
+    runbook.write_text("# Disk full\n\n```bash\ndf -h /var\nsudo rm -rf /var/cache/app/*\n```\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "bench/guard_cost.py", "--corpora", str(tmp_path)], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("2 commands: check ") and "a split" in result.stdout
+    empty = subprocess.run([sys.executable, "bench/guard_cost.py", "--corpora", str(tmp_path / "none")], cwd=REPO,
+                           capture_output=True, text=True, timeout=120)
+    assert empty.returncode != 0 and "no runbook commands" in empty.stderr
