@@ -562,17 +562,14 @@ def _command_in_argument(inv: Invocation) -> list[Invocation]:
     args = inv.args
     out: list[Invocation] = []
     for n, arg in enumerate(args):
-        text = arg.strip().rstrip("\\n").strip()
+        text = re.sub(r"(?:\\n)+$", "", arg.strip()).strip()  # (screen's `stuff $'CMD\n'`: the Enter typed)
         if " " not in text or (n and args[n - 1] in _MESSAGE_OPTIONS) or arg.startswith("-"):
             continue
         first = text.split(None, 1)[0].lower().rstrip(";")
         if looks_like_sql(text) and first in ("drop", "truncate", "delete", "alter", "update"):
             out += sql_invocations(text)
         elif first.split(".")[0] in _CONSEQUENTIAL:
-            try:
-                out += parse_shell(text)
-            except Exception:  # (a message that only looks like a command)
-                continue
+            out += parse_shell(text)  # (it falls back to a plain reader; it does not raise)
     return out
 
 

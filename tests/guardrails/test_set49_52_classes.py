@@ -235,6 +235,8 @@ CARRIED_WARN = [
     ("dcli -g ~/cell_group -l root \"cellcli -e drop griddisk all prefix=DATA force\"", "verb-destroys"),
     ("tmux send-keys -t prod:0 'DROP DATABASE app;' Enter", "sql-drop-database"),
     ("iocage exec web099 'rm -rf /usr/local/www'", "rm-rf-path"),
+    ("screen -S db -X stuff $'systemctl stop mysqld\\n'", "systemctl-stop-shared"),
+    ("xdsh all 'rm -rf /srv/run'", "rm-rf-path"),  # (the Enter typed is stripped, not the path's last letter)
     # a device told what to do in a JSON field, over MQTT or a provisioning API
     ("mosquitto_pub -h mqtt.fleet.io -t 'fleet/dev-0042/cmd' -m '{\"action\":\"reboot\"}'", "verb-takes-down"),
     ("mosquitto_pub -h mqtt -t 'fleet/all/cmd' -q 1 -m '{\"action\":\"factory_reset\"}'", "verb-destroys"),
