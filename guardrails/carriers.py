@@ -197,7 +197,7 @@ def _rest(inv: Invocation, carrier: Carrier) -> list[Invocation]:
     else:
         return []
     if carrier.shell:  # (the remote shell splits a quoted argument again; the writer meant it as one: read both)
-        quoted = [shlex.quote(w) if re.search(r"\s", w) else w for w in words]
+        quoted = [shlex.quote(w) if re.search(r"[\s()<>|;&\"']", w) else w for w in words]
         return parse_shell(" ".join(words)) + (parse_shell(" ".join(quoted)) if quoted != list(words) else [])
     return as_command(words, inv)
 

@@ -439,11 +439,29 @@ STORAGE_AND_DURATIONS_LOOK_ALIKES_PASS = [
     "aws autoscaling set-desired-capacity --auto-scaling-group-name api-prod --desired-capacity 12",
 ]
 
+HEROKU_WARN = [
+    ("heroku pg:backups:restore b101 DATABASE_URL --app newsapp-api --confirm newsapp-api", "heroku-database-overwritten"),
+    ("heroku pg:copy stg::DATABASE_URL DATABASE_URL --app crm-prod --confirm crm-prod", "heroku-database-overwritten"),
+    ("heroku pg:backups:unschedule DATABASE_URL -a reviews-prod", "heroku-database-overwritten"),
+    ("heroku releases:rollback v211 --app newsapp-api", "heroku-app-changed"),
+    ("heroku redis:maintenance --run --force -a bookings-prod", "heroku-app-changed"),
+    ("heroku buildpacks:add https://github.com/random/heroku-buildpack-fix --app newsapp-api", "heroku-app-changed"),
+    ("heroku ps:restart --app bookings-prod", "heroku-every-dyno-restarted"),
+    ("heroku run -a bookings-prod -- rails runner 'Sidekiq::Queue.new(\"default\").clear'", "rails-console-destroys"),
+]
+
+HEROKU_LOOK_ALIKES_PASS = [
+    "heroku ps:restart web.3 -a bookings-prod", "heroku pg:backups:capture --app acme-prod",
+    "heroku pg:backups:schedules -a reviews-prod", "heroku pg:backups:info b101 --app crm-prod",
+    "heroku releases -a bookings-prod -n 20", "heroku redis:info -a bookings-prod", "heroku buildpacks --app x",
+    "heroku run -a bookings-prod -- rails runner 'puts Sidekiq::Queue.new(\"default\").size'",
+]
+
 
 @pytest.mark.parametrize("command, rule", [
     *LISTED_KINDS_WARN, *REMOTE_SHELL_QUOTING_WARN, *XML_API_WARN, *MAINFRAME_LINES_WARN, *CONFIGURATION_EDITS_WARN,
     *DEVICES_AND_ACCESS_WARN, *CARRIED_WARN, *KUBERNETES_WARN, *API_BODIES_WARN, *CLOUD_WARN, *SCRIPTS_AND_SITES_WARN, *TOOLS_WARN,
-    *DOWNLOADS_AND_API_WARN, *STORAGE_AND_DURATIONS_WARN,
+    *DOWNLOADS_AND_API_WARN, *STORAGE_AND_DURATIONS_WARN, *HEROKU_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -455,7 +473,7 @@ def test_warns(command: str, rule: str) -> None:
     *CARRIED_LOOK_ALIKES_PASS, *KUBERNETES_LOOK_ALIKES_PASS,
     *API_BODIES_LOOK_ALIKES_PASS, *CLOUD_LOOK_ALIKES_PASS,
     *SCRIPTS_AND_SITES_LOOK_ALIKES_PASS, *TOOLS_LOOK_ALIKES_PASS,
-    *DOWNLOADS_AND_API_LOOK_ALIKES_PASS, *STORAGE_AND_DURATIONS_LOOK_ALIKES_PASS,
+    *DOWNLOADS_AND_API_LOOK_ALIKES_PASS, *STORAGE_AND_DURATIONS_LOOK_ALIKES_PASS, *HEROKU_LOOK_ALIKES_PASS,
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not rules(command), check_command(command)
