@@ -64,7 +64,8 @@ def as_command(words: tuple[str, ...], parent: Invocation, dynamic: bool = False
         return []
     return [Invocation(program=program_name(words[0]), args=words[1:], redirects=parent.redirects,
                        stdin=parent.stdin, stdin_from=parent.stdin_from, cwd=parent.cwd,
-                       fetched=parent.fetched, dynamic=parent.dynamic or dynamic, feed=parent.feed)]
+                       fetched=parent.fetched, dynamic=parent.dynamic or dynamic, feed=parent.feed,
+                       source=parent.source)]
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from guardrails.switches import copies_cut, environment_switched_off, retention_
 from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, any_source_allowed, device_opened,
                               everyone_granted, parts, verb_effect)
 from guardrails.verdict import Finding, Verdict, rank
-from guardrails.zos import bare_zos
 from guardrails.wrappers import PREFIXES, expand
+from guardrails.zos import bare_zos
 
 
 def invocations(command: str, policy: Policy | None = None, *, later: bool = True) -> list[Invocation]:

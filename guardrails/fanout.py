@@ -64,7 +64,7 @@ def xargs(inv: Invocation, start: int) -> list[Invocation]:
             find = inv.feed[1:] if inv.feed[0] == "find" else inv.feed[2:]
             found.insert(0, Invocation(program="find", args=(*find, "-delete"), cwd=inv.cwd))
         if found and found[0].program in ("kubectl", "oc"):
-            found[0] = _listed_kind(found[0], inv.source or inv.feed)
+            found[0] = _listed_kind(found[0], inv.source)
         return found
     plain = replace(inv, stdin=None, stdin_from=None)
     placeholder = _replace_string(options)

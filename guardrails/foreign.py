@@ -60,7 +60,7 @@ def windows_command(inv: Invocation) -> Invocation | None:
     if _CMDLET.match(inv.program):  # also gitlab-psql, gitlab-ctl: unchanged, with their input
         found = _ps_command([inv.program, *inv.args])
         return replace(found, stdin=inv.stdin, stdin_from=inv.stdin_from, redirects=inv.redirects, cwd=inv.cwd,
-                       fetched=inv.fetched, dynamic=inv.dynamic, feed=inv.feed)
+                       fetched=inv.fetched, dynamic=inv.dynamic, feed=inv.feed, source=inv.source)
     if name in ("net", "net.exe", "sc", "sc.exe") and len(inv.args) >= 2:  # net stop W3SVC, sc.exe \\HOST stop X
         words = [a for a in inv.args if not a.startswith("\\")]  # the host
         if words and words[0].lower() == "stop":

@@ -67,13 +67,14 @@ def fetches(word: str) -> bool:
     return any(is_fetch(inv) for inv in parse_shell(word))
 
 
+_LOCAL_SCRIPT = re.compile(r"\.(?:sh|py|pl|run|bin)$|^(?:install|setup|installer|bootstrap)$")  # what an archive ships
+
+
 def downloaded(inv: Invocation, path: str) -> bool:
-    """Whether a script was downloaded earlier on the line and not verified (curl -o f URL && sh f)."""
+    """Whether a script was downloaded earlier on the line and not verified (curl -o f URL && sh f), or shipped in
+    an archive downloaded and unpacked on the line (wget X.tar.gz && tar xzf X.tar.gz && ./install.sh)."""
     return posixpath.basename(path) in inv.fetched or (UNPACKED in inv.fetched and (
         path.startswith("./") or bool(_LOCAL_SCRIPT.search(posixpath.basename(path)))))
-
-
-_LOCAL_SCRIPT = re.compile(r"\.(?:sh|py|pl|run|bin)$|^(?:install|setup|installer|bootstrap)$")  # what an archive ships
 
 
 def _bind_positionals(code: str, params: tuple[str, ...]) -> str:

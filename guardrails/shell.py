@@ -356,7 +356,7 @@ class _Walker:
                                    source=source if previous.origin == "program" else ())
             previous = output_of(found[0]) if simple else _group_output(found)
             feed = (found[0].program, *found[0].args) if simple else ()
-            source = (found[0].source or feed) if simple and found[0].program in FILTERS else feed
+            source = (found[0].source or feed) if simple and found[0].program in PASS_THROUGH else feed
             out.extend(found)
 
     def _function(self, node: Any, out: list[Invocation]) -> None:
@@ -377,8 +377,8 @@ UNPACKED = "\0unpacked"  # in the fetched set: an archive downloaded on the line
 
 
 # Programs that pass a listing on, narrowed or reshaped: what comes out is still the head command's objects.
-FILTERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "gawk", "sed", "cut", "sort", "uniq", "head", "tail", "tr",
-                     "jq", "column"})
+PASS_THROUGH = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "gawk", "sed", "cut", "sort", "uniq", "head", "tail",
+                          "tr", "jq", "column"})
 
 
 def _group_output(found: list[Invocation]) -> Stream:

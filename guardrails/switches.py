@@ -118,23 +118,21 @@ def switched_off(inv: Invocation) -> str | None:
         return legacy.group()
     # what a removal option names is taken away, not set (grubby --remove-args=selinux=0 turns SELinux back on)
     text = " ".join(w for w in words if not _REMOVAL.match(w))
-    # what the command configures, when its subcommand names a protection (`az network front-door waf-policy update
-    # ... --mode Detection`): a generic option (--mode, --state) is that protection's
-    subject = next((w for w in [a for a in inv.args if not a.startswith("-")][:4] if _PROTECTS.search(w)), None)
     for match in _VALUE.finditer(text):
         value = match.group().strip("'\"").lower()
         before = text[max(0, match.start() - _WINDOW):match.start()]
         name = _setting(before)
         if not name:
             continue
-        if subject and name.split()[-1].lstrip("-").lower() in ("mode", "level") and not _PROTECTS.search(name):
-            name = f"{subject} {name}"
+        if name.split()[-1].lstrip("-").lower() in ("mode", "level") and not _PROTECTS.search(name):
+            name = _named_by_subcommand(inv, name)
         if _NEGATED_OPENING.search(name):
             if value in OFF:
                 return _last_name(name)  # NoAnonymous no, disable_plaintext_auth = no
             continue  # NoAnonymous yes: the opening stays shut
-        protects = _PROTECTS.search(name) or _PROTECTS.search(_snake(name))  # (skipACL: skip_ACL)
-        loosens = _LOOSENS.search(name) or _LOOSENS.search(_snake(name))  # (tlsAllowInsecureConnection)
+        snake = _snake(name)
+        protects = _PROTECTS.search(name) or _PROTECTS.search(snake)  # (skipACL: skip_ACL)
+        loosens = _LOOSENS.search(name) or _LOOSENS.search(snake)  # (tlsAllowInsecureConnection)
         if (value in OFF or (value == "inactive" and "protection" in name.lower())) and protects and not loosens \
                 and not _OPENS.search(name):
             return _last_name(name)  # (Cognito's --deletion-protection INACTIVE; not `influx auth inactive`)
@@ -149,6 +147,13 @@ def switched_off(inv: Invocation) -> str | None:
     return _loosening_flag(inv)
 
 
+def _named_by_subcommand(inv: Invocation, name: str) -> str:
+    """A generic option's name (--mode, --level) read as the protection the subcommand names, when it names one
+    (`az network front-door waf-policy update ... --mode Detection`)."""
+    subject = next((w for w in [a for a in inv.args if not a.startswith("-")][:4] if _PROTECTS.search(w)), None)
+    return f"{subject} {name}" if subject else name
+
+
 def _snake(name: str) -> str:
     """A camelCase name with its words split (`tlsAllowInsecureConnection` -> `tls_Allow_Insecure_Connection`)."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
@@ -159,8 +164,7 @@ def _text_switched_off(text: str) -> str | None:
     opened = _OPEN_TO_ALL.search(text)
     if opened:
         return opened.group()
-    keyed = "\n".join(_SPACED_KEY.sub(lambda m: m.group(1).strip().replace(" ", "_") + m.group(2), line.strip())
-                      for line in text.split("\n"))  # `guest ok = yes` is guest_ok=yes
+    keyed = "\n".join(_joined_key(line.strip()) for line in text.split("\n"))  # `guest ok = yes` is guest_ok=yes
     return switched_off(Invocation(program="conf", args=tuple(keyed.split())))
 
 
@@ -182,6 +186,13 @@ _WEAK_SECRET = re.compile(r"(?i)(?:^|\s|[\w.]_)(?:secret|password|passwd|psk|pas
                           # a user:password pair of the same guessable kind (HAProxy's `stats auth admin:admin`)
                           r"|(?:^|\s)auth\s+\w+:(?:admin|password|changeme|secret|123456|default)\s*$")
 _SPACED_KEY = re.compile(r"^(\^?\s*[A-Za-z][\w]*(?: [A-Za-z][\w]*)+)(\s*=)")  # a key of words (Singularity, Samba)
+
+
+def _joined_key(text: str) -> str:
+    """A key of several words joined into one name: `allow setuid = yes` is allow_setuid = yes."""
+    return _SPACED_KEY.sub(lambda m: m.group(1).replace(" ", "_") + m.group(2), text)
+
+
 # <useSecurity>false</useSecurity> is useSecurity=false (its opening tag may come masked as a placeholder: _useSecurity_)
 _XML = re.compile(r"(?:<([\w.-]+)>|_([\w.-]+)_)([^<]*)</([\w.-]+)>")
 _OPEN_TO_ALL = re.compile(r"0\.0\.0\.0/0|::/0|\ballow\s+all\b|\bALL\s*=\s*\(ALL\)\s*NOPASSWD"
@@ -240,9 +251,8 @@ def _config_edit(inv: Invocation) -> str | None:
             if sub:
                 kept = re.search(r"\\\((.*?)\\\)", sub.group(2))  # s/^\(server min protocol\).*/\1 = NT1/
                 replacement = sub.group(3).replace("\\1", kept.group(1)) if kept else sub.group(3)
-                old, new = (_SPACED_KEY.sub(lambda m: m.group(1).replace(" ", "_") + m.group(2),
-                                            _XML.sub(lambda m: f"{m.group(4)}={m.group(3)}",
-                                                     g.replace("\\s*", " ").replace("\\", "")))
+                old, new = (_joined_key(_XML.sub(lambda m: f"{m.group(4)}={m.group(3)}",
+                                                 g.replace("\\s*", " ").replace("\\", "")))
                             for g in (sub.group(2), replacement))  # `allow setuid = yes` is allow_setuid=yes
                 off = switched_off(Invocation(program="conf", args=tuple(new.split())))
                 if off and not switched_off(Invocation(program="conf", args=tuple(old.split()))):

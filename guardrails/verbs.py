@@ -15,6 +15,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
+from guardrails.carriers import option_values
 from guardrails.interpreters import language
 from guardrails.invocation import Invocation, read_args
 from guardrails.sql import looks_like_sql
@@ -280,11 +281,11 @@ _OFF_BODY = re.compile(r'(?i)"(?:value|enabled|mode|status)"\s*:\s*(?:"(?:off|fa
 
 # A write whose body switches something off: `{"enabled":false}`, `{"ingressEnabled":false}`, `{"paused":true}`,
 # `disabled=1`, a bare `false` PUT to .../enabled; a protection's own switch (`"prevent_vul":"false"`).
-_BODY_OFF = re.compile(r'(?i)"(\w*enabled?\w*)"\s*:\s*"?(?:false|0)\b|"(paused|suspended|disabled|is_?disabled)"\s*:\s*"?(?:true|1)\b'
+_SWITCHED_OFF_BODY = re.compile(r'(?i)"(\w*enabled?\w*)"\s*:\s*"?(?:false|0)\b|"(paused|suspended|disabled|is_?disabled)"\s*:\s*"?(?:true|1)\b'
                        r'|"(active|activated)"\s*:\s*false\b|^(disabled|paused)=(?:1|true)$'
                        # Elasticsearch: shards moved off a node (it is drained), allocation switched off
                        r'|"(cluster\.routing\.allocation\.exclude\._(?:ip|name|host))"\s*:\s*"[^"]+"')
-_BODY_LOOSENS = re.compile(r'(?i)"((?:prevent|protect|verify|require|enforce|secure|scan|auto_scan|auth)\w*)"\s*:\s*"?(?:false|0)\b'
+_LOOSENING_BODY = re.compile(r'(?i)"((?:prevent|protect|verify|require|enforce|secure|scan|auto_scan|auth)\w*)"\s*:\s*"?(?:false|0)\b'
                            r'|"(\w*auto_?confirm\w*|self_?registration|\w*allow_?(?:anonymous|public|insecure)\w*)"\s*:\s*"?true\b'
                            r'|"(no_match|default_?(?:action|policy))"\s*:\s*"(?:allow|accept|permit)"|"verify"\s*:\s*"verify_none"')
 _SWITCH_PATH = re.compile(r"(?i)/(?:enabled|authorized|active)/?$")
@@ -292,14 +293,12 @@ _SWITCH_PATH = re.compile(r"(?i)/(?:enabled|authorized|active)/?$")
 
 def _body_switched_off(inv: Invocation) -> VerbFinding | None:
     """What a write's body switches off: a protection (weakens security), or anything else (takes it down)."""
-    bodies = [inv.args[n + 1] for n, a in enumerate(inv.args[:-1]) if a.split("=", 1)[0] in _DATA_FLAGS]
-    bodies += [a.split("=", 1)[1] for a in inv.args if "=" in a and a.split("=", 1)[0] in _DATA_FLAGS]
-    bodies += [a for a in inv.args if ":=" in a]  # httpie: enabled:=false
+    bodies = option_values(inv.args, frozenset(_DATA_FLAGS)) + [a for a in inv.args if ":=" in a]  # (httpie: x:=false)
     for body in bodies:
-        loosened = _BODY_LOOSENS.search(body)
+        loosened = _LOOSENING_BODY.search(body)
         if loosened:
             return VerbFinding("weakens_security", loosened.group())
-        off = _BODY_OFF.search(body)
+        off = _SWITCHED_OFF_BODY.search(body)
         if off and not OPENINGS.search(off.group()) and not re.search(r"(?i)debug|trace|verbose", off.group()):
             name = next(g for g in off.groups() if g)
             return VerbFinding("weakens_security" if SECURITY_NOUNS & set(parts(name)) else "takes_down", off.group())
@@ -582,11 +581,11 @@ _REFUSES = frozenset({"deny", "block", "reject", "drop", "remove", "delete", "re
 _PRINCIPAL_OPTIONS = frozenset({"role", "principal", "allow", "user", "group", "subject", "grantee"})
 
 
-def _every_principal(args: tuple[str, ...]) -> re.Match[str] | None:
+def _every_principal(args: tuple[str, ...]) -> str | None:
     """`--role '*'`, `consul intention create -allow '*' '*'`: a principal option given every one."""
     for n, arg in enumerate(args):
         if arg == "*" and n and (args[n - 1].lstrip("-").lower() in _PRINCIPAL_OPTIONS or args[n - 1] == "*"):
-            return re.match(r".*", f"{args[n - 1]} *")
+            return f"{args[n - 1]} *"
     return None
 
 
@@ -603,7 +602,7 @@ def any_source_allowed(inv: Invocation) -> str | None:
     """A firewall rule, in a device's words or an API body, that lets any source in."""
     if inv.program.lower() in HTTP_CLIENTS and _method(inv) not in HTTP_WRITES:
         return None
-    words = [w for w in (inv.program, *inv.args)]
+    words = [inv.program, *inv.args]
     if any(parts(w)[:1] and parts(w)[0] in READS for w in words[:3]):
         return None
     text = " ".join(words)
@@ -616,7 +615,8 @@ def everyone_granted(inv: Invocation) -> VerbFinding | None:
     if inv.program.lower() in READ_PROGRAMS | HTTP_CLIENTS:
         return None
     text = " ".join(inv.args)
-    everyone = _EVERYONE.search(text) or _every_principal(inv.args)
+    found = _EVERYONE.search(text)
+    everyone = found.group() if found else _every_principal(inv.args)
     if not everyone:
         return None
     words = {p for w in (inv.program, *inv.args) for chunk in re.split(r"[\s/:=,()\"']+", w) if chunk
@@ -624,7 +624,7 @@ def everyone_granted(inv: Invocation) -> VerbFinding | None:
     leading = {p for w in (inv.program, *[a for a in inv.args if not a.startswith("-")][:2]) for p in parts(w)}
     if leading & READS or words & _REFUSES or not words & _GRANTS:
         return None
-    return VerbFinding("weakens_security", everyone.group())
+    return VerbFinding("weakens_security", everyone)
 
 
 # An option that makes someone an administrator: `--admin true`, `--roles admin`, `-Role Admin`,

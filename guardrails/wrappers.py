@@ -522,7 +522,7 @@ def _unwrap(inv: Invocation) -> list[Invocation]:
         if manifests:
             return manifests
     carrying = carried(inv)
-    return carrying if carrying is not None else (_exec_in_container(inv) or _statement_in_option(inv))
+    return carrying if carrying is not None else (_exec_in_container(inv) or _carried_in_arguments(inv))
 
 
 # Options through which tools that are not in SQL_CARRIERS take a statement: Aerospike's aql -c, Couchbase's cbq -s,
@@ -536,15 +536,18 @@ _NOT_STATEMENTS = frozenset({"grep", "egrep", "rg", "git", "echo", "printf", "lo
                              "select-string", "findstr", "where-object", "get-content", "write-output", "write-host"})
 
 
-def _statement_in_option(inv: Invocation) -> list[Invocation]:
-    """An SQL statement given to some tool's query option (`aql -c "TRUNCATE bidder"`), read as SQL."""
+def _carried_in_arguments(inv: Invocation) -> list[Invocation]:
+    """What a tool no table here knows carries in its arguments: an SQL statement in a query option, else a
+    command of consequence in a quoted argument."""
     if inv.program.lower() in _NOT_STATEMENTS or inv.sql or inv.program in ("sql", "trap") or inv.detector:
         return []  # (an SQL statement's own text; a trap's cleanup handler)
-    args = inv.args
-    values = [args[n + 1] for n, a in enumerate(args[:-1]) if a in _STATEMENT_OPTIONS]
-    values += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in _STATEMENT_OPTIONS]
-    found = [found for v in values if " " in v.strip() and looks_like_sql(v.strip()) for found in sql_invocations(v.strip())]
-    return found or _command_in_argument(inv)
+    return _statement_in_option(inv) or _command_in_argument(inv)
+
+
+def _statement_in_option(inv: Invocation) -> list[Invocation]:
+    """An SQL statement given to some tool's query option (`aql -c "TRUNCATE bidder"`), read as SQL."""
+    values = [v.strip() for v in option_values(inv.args, _STATEMENT_OPTIONS)]
+    return [found for v in values if " " in v and looks_like_sql(v) for found in sql_invocations(v)]
 
 
 # A remote or fan-out tool this module does not know (`isi_for_array -s 'shutdown -p now'`, `xdsh compute 'systemctl
@@ -559,6 +562,7 @@ _MESSAGE_OPTIONS = frozenset({"-m", "--message", "--comment", "--description", "
 
 
 def _command_in_argument(inv: Invocation) -> list[Invocation]:
+    """The quoted arguments that are statements or commands of consequence, read as what they are."""
     args = inv.args
     out: list[Invocation] = []
     for n, arg in enumerate(args):

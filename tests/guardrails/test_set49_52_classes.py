@@ -20,6 +20,7 @@ LISTED_KINDS_WARN = [
     ("kubectl get ns -o name | grep -v -E 'kube-|default' | xargs -r kubectl delete", "kubectl-delete-namespace"),
     ("kubectl get pv -o name | grep cockroach | xargs kubectl delete", "kubectl-delete-storage"),
     ("oc get namespaces -o name | grep -v openshift | xargs oc delete", "kubectl-delete-namespace"),
+    ("kubectl get ns -o name | grep -v kube- | sudo xargs kubectl delete", "kubectl-delete-namespace"),  # (through sudo)
 ]
 
 LISTED_KINDS_LOOK_ALIKES_PASS = [
