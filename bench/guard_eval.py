@@ -2,7 +2,8 @@
 
 Positive = expected block or warn; predicted positive = the check's worst finding is block or warn.
 `expect: ok` (effects_cases.yaml) means "not flagged": the worst finding is info or nothing.
-Run: python bench/guard_eval.py [--cases PATH | --effects] [--policy FILE] [--json]
+Run: python bench/guard_eval.py [--cases PATH | --effects] [--policy FILE] [--rules-only] [--json]
+(--rules-only: without the learned second opinion, guardrails/learned.py)
 """
 
 from __future__ import annotations
@@ -119,10 +120,14 @@ def main() -> None:
     parser.add_argument("--cases", type=Path, default=None, help=f"case file (default {CASES.name})")
     parser.add_argument("--effects", action="store_true", help=f"use {EFFECT_CASES.name}")
     parser.add_argument("--policy", type=Path, default=None, help="operator policy file on top of the default")
+    parser.add_argument("--rules-only", action="store_true", help="without the learned score (rule learned-risk)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     path = args.cases or (EFFECT_CASES if args.effects else CASES)
-    outcomes, result = evaluate(path, load_policy(args.policy))
+    policy = load_policy(args.policy)
+    if args.rules_only:
+        policy = policy.with_severities({"learned-risk": "off"})
+    outcomes, result = evaluate(path, policy)
     if args.json:
         print(json.dumps(result))
     else:

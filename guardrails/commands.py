@@ -7,6 +7,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
+from guardrails import learned
 from guardrails.ibmi import cl_invocations, looks_like_cl
 from guardrails.exposure import exposures
 from guardrails.extraction import extract_commands
@@ -22,8 +23,8 @@ from guardrails.shell import parse_shell
 from guardrails.sql import looks_like_sql, sql_invocations
 from guardrails.streams import literal_output
 from guardrails.switches import copies_cut, environment_switched_off, retention_cut, switched_down, switched_off
-from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READS, TAKES_DOWN, any_source_allowed, device_opened,
-                              everyone_granted, parts, verb_effect)
+from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READ_PROGRAMS, READS, TAKES_DOWN, any_source_allowed,
+                              device_opened, everyone_granted, http_method, leading_words, parts, verb_effect)
 from guardrails.verdict import Finding, Verdict, rank
 from guardrails.wrappers import PREFIXES, expand
 from guardrails.zos import bare_zos
@@ -192,8 +193,101 @@ def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
     rules = sorted(best.values(), key=lambda r: rank(r.severity))
     text = command.strip()
     throwaway = _throwaway_target(text)
-    return [Finding(command=text, rule=r.id, severity=_severity(r, throwaway), reason=r.reason + _noted(r, throwaway),
-                    safer=r.safer) for r in rules]
+    findings = [Finding(command=text, rule=r.id, severity=_severity(r, throwaway), reason=r.reason + _noted(r, throwaway),
+                        safer=r.safer) for r in rules]
+    if not findings and throwaway is None:
+        findings = _learned(text, found, policy)
+    return findings
+
+
+LEARNED = "learned-risk"
+# Programs that only read or print, beyond those verbs.py knows as such: the learned score is not asked about them.
+_DIAGNOSTICS = frozenset("""
+df du top htop atop free vmstat iostat mpstat pidstat sar ps pgrep pstree lsof netstat ss dig nslookup host ping
+traceroute tracepath mtr whois stat file which lsblk blkid findmnt lscpu lsmem lspci lsusb uptime date hostname
+whoami ls tree wc sort uniq cut tr column jq yq diff cmp md5sum sha256sum sha1sum nproc env printenv locale
+mount showmount openssl cd pwd sleep xxd hexdump od strings base64 realpath readlink basename dirname seq
+""".split())
+# A client's own setup on the engineer's machine, not the systems it manages (`kubectl config use-context`,
+# `git remote add`, `gcloud config set project`): what could weaken security there (sslVerify) is a rule's.
+_LOCAL_SETUP = {
+    "git": frozenset({"remote", "clone", "fetch", "pull", "checkout", "switch", "branch", "stash", "add", "commit",
+                      "config"}),
+    "kubectl": frozenset({"config"}), "oc": frozenset({"config", "login", "project"}),
+    "gcloud": frozenset({"config", "auth"}), "aws": frozenset({"configure", "sso"}),
+    "az": frozenset({"login", "account"}), "helm": frozenset({"repo"}),
+}
+_READ_SQL = re.compile(r"(?i)^\s*(?:select|show|explain|describe|desc|with|values|table|\\d)\b")
+
+
+def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
+    """Whether an invocation only reads: a read-only program, a read verb, a dry run, an HTTP GET, a SELECT."""
+    if inv.program == "sql":
+        return not inv.sql and bool(_READ_SQL.match(text))
+    if inv.program.lower() in HTTP_CLIENTS:
+        return http_method(inv) in ("get", "head")
+    if inv.program in READ_PROGRAMS or inv.program.lower() in _DIAGNOSTICS or _dry_run(inv, policy):
+        return True
+    if "-" in inv.program and parts(inv.program)[:1] and parts(inv.program)[0] in READS:
+        return True  # PowerShell's Get-Item, Test-Connection
+    words = leading_words(inv)[1:3]
+    if words and words[0] in _LOCAL_SETUP.get(inv.program, ()):
+        return True
+    return any(parts(w)[:1] and parts(w)[0] in READS for w in words)
+
+
+# What a program's name looks like: `kubectl`, `pg_ctl`, `./run.sh`, `~/bin/x`, `$TOOL`, PowerShell's `Remove-Item`.
+# Not a number, a capitalised word or a key (`6432 |`, `NAME  READY`, `Plan:`): output pasted in a code block.
+# Output, not a command: a table's padded cells (`off   | on`), columns apart by runs of spaces on one line
+# (`nginx-7c  1/1   Running   0   24h`), a sentence (`public and secret key created and signed.`).
+_PASTED_OUTPUT = re.compile(r"\S {2,}\|(?: |$)|(?:^|[^\n\\]) \| {2,}\S|\S {3,}[^\n]*\S {3,}\S|^[a-z]\w*(?: [\w,']+){3,}[a-z]\.$")
+_POWERSHELL_VERBS = ("Add|Approve|Backup|Block|Clear|Close|Compress|Connect|Convert|ConvertTo|ConvertFrom|Copy|Deny|Disable"
+                     "|Disconnect|Dismount|Edit|Enable|Enter|Exit|Expand|Export|Find|Format|Get|Grant|Import|Initialize"
+                     "|Install|Invoke|Join|Lock|Measure|Merge|Mount|Move|New|Optimize|Out|Protect|Publish|Read|Register"
+                     "|Remove|Rename|Repair|Reset|Resize|Restart|Restore|Resume|Revoke|Save|Search|Select|Send|Set|Show"
+                     "|Start|Stop|Submit|Suspend|Switch|Sync|Test|Unblock|Uninstall|Unlock|Unprotect|Unregister|Update"
+                     "|Use|Wait|Write")
+_PROGRAM_NAME = re.compile(rf"^(?:[a-z_][a-z0-9_.+-]*|(?:{_POWERSHELL_VERBS})-[A-Za-z0-9]+|[.~/$][\w./~${{}}-]*)$")
+
+
+def asks_learned(text: str, found: list[Invocation], policy: Policy) -> bool:
+    """Whether the learned score is asked about a command nothing flagged: it reads as a command (each program
+    named like one, not output pasted in a code block) and something it runs is not only reads."""
+    live = [inv for inv in found if not inv.detector and inv.program and inv.program not in PREFIXES]
+    if not live or not all(inv.program == "sql" or _PROGRAM_NAME.match(inv.program) for inv in live) \
+            or _PASTED_OUTPUT.search(text):
+        return False
+    return not all(_only_reads(inv, policy, text) for inv in live)
+
+
+@lru_cache(maxsize=1)
+def _default_rules() -> Policy:
+    return default_policy().with_severities({LEARNED: "off"})
+
+
+def _silenced(text: str, policy: Policy) -> bool:
+    """Whether an operator's policy turned off (or lowered) the default rule that flags the command: the learned
+    score does not bring back what they silenced."""
+    if policy is default_policy():
+        return False
+    return any(f.severity in ("warn", "block") for f in check_command(text, _default_rules()))
+
+
+def _learned(text: str, found: list[Invocation], policy: Policy) -> list[Finding]:
+    """For a command nothing flagged: the learned score (guardrails/learned.py), when what it runs is not only
+    reads. Its finding names the words that weighed most."""
+    rule = next((r for r in policy.rules if r.id == LEARNED), None)
+    scorer = learned.model()
+    if rule is None or scorer is None:
+        return []
+    if not asks_learned(text, found, policy) or _silenced(text, policy):
+        return []
+    score = scorer.score(text)
+    if score <= scorer.threshold:
+        return []
+    words = ", ".join(f"'{w}'" for w in scorer.weighed(text))
+    reason = f"{rule.reason} Score {score:.2f}" + (f", from {words}." if words else ".")
+    return [Finding(command=text, rule=rule.id, severity=rule.severity, reason=reason, safer=rule.safer)]
 
 
 # What a command acts on, named as throwaway (a pull request's preview, a test or scratch copy, a canary) with

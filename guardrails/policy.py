@@ -25,7 +25,7 @@ TargetClass = Literal["root", "root_glob", "home", "system", "data", "wildcard",
                       "scratch", "relative", "listed"]
 Detector = Literal["fork_bomb", "remote_code", "encoded_code", "opaque_command", "unseen_script", "opened_to_anyone",
                    "secret_sent", "secret_printed", "credential_on_line", "unpinned_image", "state_switched_down", "verb_destroys", "verb_takes_down", "verb_weakens_security", "security_switched_off",
-                   "retention_cut", "copies_cut", "manifests_deleted"]
+                   "retention_cut", "copies_cut", "manifests_deleted", "learned"]
 Effect = Literal["destroys_data", "destroys_storage", "takes_down", "runs_unreviewed_code", "weakens_security",
                  "cannot_tell"]
 

@@ -235,7 +235,7 @@ def http_effect(inv: Invocation) -> VerbFinding | None:
     method, from a field that names the command)."""
     if inv.program.lower() not in HTTP_CLIENTS:
         return None
-    if _method(inv) not in HTTP_WRITES:
+    if http_method(inv) not in HTTP_WRITES:
         return _commanded(inv)
     granted = next((a for a in inv.args if _ADMIN_BODY.search(a) or _PUBLIC_BODY.search(a)), None)
     if granted:
@@ -325,7 +325,7 @@ def _scoped_body(inv: Invocation, word: str) -> bool:
     return bool(scoped) and any(scoped.search(a) for a in inv.args)
 
 
-def _method(inv: Invocation) -> str:
+def http_method(inv: Invocation) -> str:
     """The HTTP method: -X/--request/--method, httpie's leading METHOD, else POST when data is sent."""
     args = list(inv.args)
     for n, arg in enumerate(args):
@@ -600,7 +600,7 @@ _DENIES = re.compile(r"(?i)\b(?:deny|drop|reject|block|discard)\b")
 
 def any_source_allowed(inv: Invocation) -> str | None:
     """A firewall rule, in a device's words or an API body, that lets any source in."""
-    if inv.program.lower() in HTTP_CLIENTS and _method(inv) not in HTTP_WRITES:
+    if inv.program.lower() in HTTP_CLIENTS and http_method(inv) not in HTTP_WRITES:
         return None
     words = [inv.program, *inv.args]
     if any(parts(w)[:1] and parts(w)[0] in READS for w in words[:3]):

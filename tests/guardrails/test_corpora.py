@@ -46,6 +46,8 @@ def _read_only(inv: Invocation) -> bool:
         options = default_policy().value_options.get(inv.program, frozenset())
         words = read_args(inv.args, {}, options).positionals
         return bool(words) and words[0] in READ_ONLY_SUB[inv.program]
+    if inv.program in ("sed", "perl") and any(a == "--in-place" or re.match(r"-\w*i", a) for a in inv.args):
+        return False  # edits the file in place
     if inv.program == "curl":  # a GET: no method other than GET, no request body
         args = " ".join(inv.args)
         return not re.search(r"(-X|--request)\s*(?!GET)\w|(^|\s)(-d|--data\S*|-F|--form|-T)\b", args)
@@ -59,14 +61,21 @@ def is_diagnostic(command: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def eval_commands() -> tuple[tuple[str, str, tuple[Finding, ...]], ...]:
-    """(document, command, findings) for every command of every eval corpus."""
+def corpus_commands() -> tuple[tuple[str, str], ...]:
+    """(document, command) for every command of every eval corpus."""
     rows = []
     for corpus in sorted(EVAL.glob("*/corpus")):
         for doc in sorted(corpus.rglob("*.md")):
             for command in extract_commands(doc.read_text(encoding="utf-8", errors="replace")):
-                rows.append((str(doc.relative_to(EVAL)), command, tuple(check_command(command))))
+                rows.append((str(doc.relative_to(EVAL)), command))
     return tuple(rows)
+
+
+@lru_cache(maxsize=1)
+def eval_commands() -> tuple[tuple[str, str, tuple[Finding, ...]], ...]:
+    """(document, command, findings of the rules) for every command of every eval corpus."""
+    rules = default_policy().with_severities({"learned-risk": "off"})
+    return tuple((doc, command, tuple(check_command(command, rules))) for doc, command in corpus_commands())
 
 
 needs_eval = pytest.mark.skipif(not any(EVAL.glob("*/corpus")), reason=f"eval corpora not found under {EVAL}")

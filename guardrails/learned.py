@@ -1,0 +1,117 @@
+"""A learned second opinion for commands no rule names.
+
+The rules (policy.yaml and the detectors) know tools by name and effects by shape; a command in a tool or dialect
+they have never seen passes them. This module scores a command line by what it is made of: the character
+3-5-grams of its words, its words and its word pairs, hashed into 2^18 weights of a logistic regression trained
+(bench/guard_train.py) on the labelled commands of the held-out sets used for fixing, the rule tests' cases and
+written runbook lines, never on the sets kept unseen. A high score says "this reads like the commands that
+destroy, take down or open things", so commands.py reports it at warn (rule `learned-risk`) when nothing else
+flagged the command and it is not a read, a dry run or a diagnostic. The weights (int16, zlib) are in
+learned.bin; their scale, the threshold chosen by cross-validation and what they were trained on in learned.json.
+Plain Python: scoring a command is a few hundred table lookups.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+import zlib
+from array import array
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+BITS = 18
+MASK = (1 << BITS) - 1
+WEIGHTS = Path(__file__).with_name("learned.bin")
+META = Path(__file__).with_name("learned.json")
+MAX_CHARS = 2000
+MAX_TOKENS = 60
+MAX_TOKEN = 40
+_TOKEN = re.compile(r"\S+")
+_TRIM = "'\"`;,()"
+
+
+def grams(text: str) -> list[str]:
+    """What a command is made of: each word's character 3-5-grams (with its edges), the word, each word pair."""
+    tokens = [t[:MAX_TOKEN] for t in _TOKEN.findall(text.lower()[:MAX_CHARS])[:MAX_TOKENS]]
+    out: list[str] = []
+    for token in tokens:
+        out.extend(token_grams(token))
+    clean = [t.strip(_TRIM) for t in tokens]
+    out.extend(f"b:{a} {b}" for a, b in zip(clean, clean[1:]))
+    if clean:
+        out.extend(f"p:{clean[0]} {w}" for w in clean[2:6])  # the program with its later leading words
+    return out
+
+
+def token_grams(token: str) -> list[str]:
+    edged = f" {token} "
+    out = [edged[i:i + n] for n in (3, 4, 5) for i in range(len(edged) - n + 1)]
+    out.append("w:" + token.strip(_TRIM))
+    return out
+
+
+def features(text: str) -> dict[int, float]:
+    """Hashed gram counts, scaled to unit length."""
+    counts: dict[int, float] = {}
+    for gram in grams(text):
+        key = zlib.crc32(gram.encode()) & MASK
+        counts[key] = counts.get(key, 0.0) + 1.0
+    norm = sum(v * v for v in counts.values()) ** 0.5 or 1.0
+    return {k: v / norm for k, v in counts.items()}
+
+
+@dataclass(frozen=True)
+class Model:
+    weights: array  # int16, 2^BITS; a weight is weights[k] * scale
+    scale: float
+    bias: float
+    threshold: float
+    meta: dict
+
+    def score(self, text: str) -> float:
+        """The probability-like score in [0, 1] that the command is one to warn about."""
+        z = self.bias + self.scale * sum(self.weights[k] * v for k, v in features(text).items())
+        return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+
+    def weighed(self, text: str, top: int = 3) -> list[str]:
+        """The words that pushed the score up most (what a warning names as its reason)."""
+        tokens = [t[:MAX_TOKEN] for t in _TOKEN.findall(text.lower()[:MAX_CHARS])[:MAX_TOKENS]]
+        pushes: dict[str, float] = {}
+        for token in tokens:
+            word = token.strip(_TRIM)
+            if word:
+                push = sum(self.weights[zlib.crc32(g.encode()) & MASK] for g in token_grams(token))
+                pushes[word] = max(pushes.get(word, push), push)
+        ranked = sorted((w for w, p in pushes.items() if p > 0), key=lambda w: -pushes[w])
+        return ranked[:top]
+
+
+def save(weights: list[float], bias: float, meta: dict) -> None:
+    """Write a trained model (bench/guard_train.py)."""
+    scale = max(abs(w) for w in weights) / 32767 or 1.0
+    packed = array("h", (round(w / scale) for w in weights))
+    if sys.byteorder != "little":
+        packed.byteswap()
+    WEIGHTS.write_bytes(zlib.compress(packed.tobytes(), 9))
+    META.write_text(json.dumps({**meta, "bits": BITS, "scale": scale, "bias": bias}, indent=1) + "\n", encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def model() -> Model | None:
+    """The shipped model, or None when its files are missing or unreadable (the rules still run)."""
+    try:
+        meta = json.loads(META.read_text(encoding="utf-8"))
+        weights = array("h")
+        weights.frombytes(zlib.decompress(WEIGHTS.read_bytes()))
+        if sys.byteorder != "little":
+            weights.byteswap()
+        if len(weights) != 1 << BITS or meta.get("bits") != BITS:
+            return None
+        return Model(weights=weights, scale=float(meta["scale"]), bias=float(meta["bias"]),
+                     threshold=float(meta["threshold"]), meta=meta)
+    except (OSError, KeyError, ValueError, TypeError, zlib.error):
+        return None

@@ -1,0 +1,153 @@
+"""The learned second opinion (guardrails/learned.py): what it adds to the rules, what it is never asked about,
+how an operator turns it off, and that it was never trained on the sets kept unseen."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from guardrails import check_command, default_policy, learned, parse_policy
+from guardrails.commands import LEARNED
+
+WITH_LEARNED = True  # tests/guardrails/conftest.py: the learned score stays on here
+
+REPO = Path(__file__).resolve().parents[2]
+RULES_ONLY = default_policy().with_severities({LEARNED: "off"})
+
+# Commands no rule names, in tools and dialects the rules do not know well (written for this test).
+RULES_MISS_LEARNED_WARNS = [
+    "sudo sed -i 's/all_squash/no_all_squash/' /etc/exports && sudo exportfs -ra",  # NFS squashing off
+    "sudo unbound-control set_option val-permissive-mode: yes",  # DNSSEC failures let through
+    "maas admin subnet update 3 dhcp_on=False",  # DHCP off on a subnet
+    "curl -X POST http://pacs:8042/tools/execute-script --data-binary @purge.lua",  # a script run by the server
+    "isi audit settings global modify --config-auditing-enabled=false",  # audit off
+    "sudo nft add rule inet filter input tcp dport 5432 accept",  # the database port opened
+    "db2 restore db ORDERS from /backup taken at 20250101020000 replace existing without prompting",
+]
+
+# Their look-alikes: reads of the same tools, and what runbooks' code blocks hold besides commands.
+QUIET = [
+    "sudo unbound-control list_forwards",
+    "maas admin subnets read",
+    "git remote add ops git@example.com:infra/chef-repo",
+    "kubectl config use-context prod-eu",
+    "isi audit settings global view",
+    "sudo nft list ruleset",
+    "db2 list history backup all for ORDERS",
+    "exportfs -v",
+    "curl -s http://pacs:8042/system",
+    "dig +short api.example.com",
+    "kubectl get pods -A -o wide",
+    "git push origin fix/typo",
+    "gcloud config set project acme-staging",
+    # pasted output, config and prose: not commands
+    "log_hostname                | off",
+    "api-7c9f8d-xk2lp    1/1     Running   0          24h",
+    "public and secret key created and signed.",
+    "Re-enter password:",
+    "NAME   READY   STATUS",
+    "Plan: 3 to add, 0 to change, 2 to destroy.",
+]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> learned.Model:
+    found = learned.model()
+    assert found is not None, "guardrails/learned.bin and learned.json must ship with the package"
+    return found
+
+
+@pytest.mark.parametrize("command", RULES_MISS_LEARNED_WARNS)
+def test_learned_warns_where_the_rules_are_silent(command: str, shipped: learned.Model) -> None:
+    assert check_command(command, RULES_ONLY) == []
+    found = check_command(command)
+    assert [(f.rule, f.severity) for f in found] == [(LEARNED, "warn")]
+    assert re.search(r"Score [01]\.\d\d, from '[^']+'", found[0].reason)  # why, in the command's words
+    assert shipped.score(command) > shipped.threshold
+
+
+@pytest.mark.parametrize("command", QUIET)
+def test_reads_and_pasted_output_stay_quiet(command: str) -> None:
+    assert check_command(command) == []
+
+
+def test_a_rule_verdict_stands() -> None:
+    # a rule's finding is never doubled or raised by the learned score; a throwaway target stays housekeeping
+    assert [f.rule for f in check_command("rm -rf /var/lib/postgresql/15/main")] != [LEARNED]
+    assert all(f.rule != LEARNED for f in check_command("helm uninstall preview-pr-123 -n previews"))
+
+
+def test_an_operator_turns_it_off_or_down() -> None:
+    command = RULES_MISS_LEARNED_WARNS[0]
+    off = parse_policy(f"disable: [{LEARNED}]", base=default_policy())
+    assert check_command(command, off) == []
+    lowered = parse_policy(f"severity: {{{LEARNED}: info}}", base=default_policy())
+    assert [(f.rule, f.severity) for f in check_command(command, lowered)] == [(LEARNED, "info")]
+
+
+def test_what_an_operator_silenced_is_not_brought_back() -> None:
+    command = "zorkctl cluster delete prod-east --force"  # the verb detector's warning
+    assert [f.rule for f in check_command(command)] == ["verb-destroys"]
+    silenced = parse_policy("disable: [verb-destroys]", base=default_policy())
+    assert check_command(command, silenced) == []
+
+
+def test_without_its_weights_the_rules_still_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(learned, "WEIGHTS", tmp_path / "missing.bin")
+    learned.model.cache_clear()
+    try:
+        assert learned.model() is None
+        assert check_command(RULES_MISS_LEARNED_WARNS[0]) == []
+        assert [f.rule for f in check_command("rm -rf /")] != []
+    finally:
+        monkeypatch.undo()
+        learned.model.cache_clear()
+    assert learned.model() is not None
+
+
+def test_scores_are_probabilities_and_long_input_is_bounded(shipped: learned.Model) -> None:
+    for text in ("", "   ", "x" * 100_000, "rm " * 50_000, "\x00\ufffd"):
+        assert 0.0 <= shipped.score(text) <= 1.0
+    assert len(learned.grams("a " * 100_000)) < 20 * learned.MAX_TOKENS
+
+
+def test_never_trained_on_the_sets_kept_unseen(shipped: learned.Model) -> None:
+    meta = shipped.meta
+    trained, held_out = set(meta["trained_on_sets"]), set(meta["held_out_sets"])
+    assert trained and held_out and not trained & held_out
+    kept_unseen = {int(re.search(r"(\d+)", p.stem).group(1)) for p in (REPO / "bench").glob("guard_heldout*.yaml")
+                   if "kept unseen" in p.read_text(encoding="utf-8").split("\n", 1)[0]}
+    assert kept_unseen and kept_unseen <= held_out
+    assert meta["threshold"] == shipped.threshold and 0.5 <= shipped.threshold < 1.0
+    assert json.loads((REPO / "guardrails" / "learned.json").read_text(encoding="utf-8"))["bits"] == learned.BITS
+
+
+# On real runbooks (the eval corpora, read in place, and the project's examples): what the learned score adds.
+from tests.guardrails.test_corpora import EXAMPLES, corpus_commands, is_diagnostic, needs_eval  # noqa: E402
+
+
+@needs_eval
+def test_on_real_runbooks_diagnostics_stay_clean_and_warnings_stay_few() -> None:
+    rows = [(doc, c, check_command(c)) for doc, c in corpus_commands()]
+    assert [(doc, c) for doc, c, found in rows if is_diagnostic(c) and found] == []
+    added = [c for _, c, found in rows if any(f.rule == LEARNED for f in found)]
+    # 3,903 commands: the rules warn on 127; the learned score adds about 200 (fleet-wide chef-client runs,
+    # ALTER SYSTEM, kill -9, services started and restarted, a superuser role, `find / -exec chgrp`; and some
+    # noise: a profiler run, `git push`, a `gcloud ... ssh`), never a block
+    assert 50 <= len(added) <= 260, len(added)
+    assert not any(f.severity == "block" and f.rule == LEARNED for _, _, found in rows for f in found)
+
+
+def test_example_runbooks_diagnostics_stay_clean_with_the_learned_score() -> None:
+    from guardrails import extract_commands
+    added = []
+    for doc in EXAMPLES.glob("*.md"):
+        for command in extract_commands(doc.read_text(encoding="utf-8")):
+            found = check_command(command)
+            if is_diagnostic(command):
+                assert found == [], (doc.name, command)
+            added += [command for f in found if f.rule == LEARNED]
+    assert len(added) <= 20, added  # rollouts restarted and undone, CONFIG SET, a feature flag off in production
