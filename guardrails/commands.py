@@ -207,7 +207,15 @@ df du top htop atop free vmstat iostat mpstat pidstat sar ps pgrep pstree lsof n
 traceroute tracepath mtr whois stat file which lsblk blkid findmnt lscpu lsmem lspci lsusb uptime date hostname
 whoami ls tree wc sort uniq cut tr column jq yq diff cmp md5sum sha256sum sha1sum nproc env printenv locale
 mount showmount openssl cd pwd sleep xxd hexdump od strings base64 realpath readlink basename dirname seq
+vi vim nvim nano emacs $editor firefox xdg-open
 """.split())
+# An interactive session, not an action: a shell opened in a pod, container or host (`kubectl exec -it POD --
+# /bin/bash`, `docker exec -it ID sh`, `sudo su - app -s /bin/bash`, `sudo -i`, `tsh ssh`, a bare `bash`).
+_SESSION = re.compile(r"(?:^|\s)(?:-it|-ti|-i\s+-t|-t\s+-i|-u\s+\S+\s+-it)\s.*?(?:/bin/|/usr/bin/)?(?:ba|z|a|k)?sh\s*$"
+                      r"|^(?:sudo\s+)?(?:su\b.*|-i|-s)$|^(?:sudo\s+)?(?:/bin/)?(?:ba|z)?sh$|^\w+\s+ssh(?:\s+[\w@.-]+)?$")
+_AWK_ACTS = re.compile(r"system\s*\(|getline|printf?\b[^;}]*[>|]")  # awk code that runs or writes
+# A data file named alone (`runners-manager.json`): what it is, not something run.
+_DATA_FILE = re.compile(r"(?i)^[\w./-]+\.(?:json|ya?ml|txt|log|csv|md|conf|cfg|ini|xml|pem|crt|key|toml|tf|sql)$")
 # A client's own setup on the engineer's machine, not the systems it manages (`kubectl config use-context`,
 # `git remote add`, `gcloud config set project`): what could weaken security there (sslVerify) is a rule's.
 _LOCAL_SETUP = {
@@ -228,6 +236,8 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         return http_method(inv) in ("get", "head")
     if inv.program in READ_PROGRAMS or inv.program.lower() in _DIAGNOSTICS or _dry_run(inv, policy):
         return True
+    if inv.program in ("awk", "gawk", "mawk") and not any(_AWK_ACTS.search(a) or a == "inplace" for a in inv.args):
+        return True  # a filter; what its code runs or writes is a rule's (foreign.py)
     if "-" in inv.program and parts(inv.program)[:1] and parts(inv.program)[0] in READS:
         return True  # PowerShell's Get-Item, Test-Connection
     words = leading_words(inv)[1:3]
@@ -255,7 +265,7 @@ def asks_learned(text: str, found: list[Invocation], policy: Policy) -> bool:
     named like one, not output pasted in a code block) and something it runs is not only reads."""
     live = [inv for inv in found if not inv.detector and inv.program and inv.program not in PREFIXES]
     if not live or not all(inv.program == "sql" or _PROGRAM_NAME.match(inv.program) for inv in live) \
-            or _PASTED_OUTPUT.search(text):
+            or _PASTED_OUTPUT.search(text) or _SESSION.search(text) or _DATA_FILE.match(text):
         return False
     return not all(_only_reads(inv, policy, text) for inv in live)
 

@@ -134,10 +134,10 @@ def test_on_real_runbooks_diagnostics_stay_clean_and_warnings_stay_few() -> None
     rows = [(doc, c, check_command(c)) for doc, c in corpus_commands()]
     assert [(doc, c) for doc, c, found in rows if is_diagnostic(c) and found] == []
     added = [c for _, c, found in rows if any(f.rule == LEARNED for f in found)]
-    # 3,903 commands: the rules warn on 127; the learned score adds about 200 (fleet-wide chef-client runs,
-    # ALTER SYSTEM, kill -9, services started and restarted, a superuser role, `find / -exec chgrp`; and some
-    # noise: a profiler run, `git push`, a `gcloud ... ssh`), never a block
-    assert 50 <= len(added) <= 260, len(added)
+    # 3,903 commands: the rules warn on 127; the learned score adds about 240 (fleet-wide chef-client runs,
+    # ALTER SYSTEM, kill -9 and killall, services started and restarted, GRANTs, users moved between groups,
+    # umount, `chmod -R`, `find / -exec chgrp`; and noise: a profiler run, `git push`, VACUUM FREEZE), never a block
+    assert 50 <= len(added) <= 300, len(added)
     assert not any(f.severity == "block" and f.rule == LEARNED for _, _, found in rows for f in found)
 
 
