@@ -1,6 +1,6 @@
 """Train guardrails/learned.npz: the learned second opinion of the command check (guardrails/learned.py).
 
-    pip install scikit-learn   # only to train; the bot reads the weights with numpy
+    pip install -e '.[train]'   # scikit-learn, only to train: the bot reads the weights in plain Python
     python bench/guard_train.py [--dry-run]
 
 Trained on labelled commands we wrote or had written blind: the held-out sets used for fixing (not those kept

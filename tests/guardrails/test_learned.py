@@ -151,3 +151,27 @@ def test_example_runbooks_diagnostics_stay_clean_with_the_learned_score() -> Non
                 assert found == [], (doc.name, command)
             added += [command for f in found if f.rule == LEARNED]
     assert len(added) <= 20, added  # rollouts restarted and undone, CONFIG SET, a feature flag off in production
+
+
+def test_training_and_the_shipped_reader_agree(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """What bench/guard_train.py fits is what learned.py scores: same features, weights through int16."""
+    pytest.importorskip("sklearn", reason="scikit-learn trains the model (pip install scikit-learn); not needed to run")
+    import sys
+    sys.path.insert(0, str(REPO / "bench"))
+    import guard_train
+
+    rows = guard_train.labelled(REPO / "tests" / "guardrails" / "cases.yaml")
+    fitted = guard_train.fit([c for c, _ in rows], [y for _, y in rows])
+    monkeypatch.setattr(learned, "WEIGHTS", tmp_path / "learned.bin")
+    monkeypatch.setattr(learned, "META", tmp_path / "learned.json")
+    learned.model.cache_clear()
+    try:
+        learned.save([float(w) for w in fitted.coef_[0]], float(fitted.intercept_[0]), {"threshold": 0.5})
+        reader = learned.model()
+        assert reader is not None
+        sample = [c for c, _ in rows[:200]]
+        expected = fitted.predict_proba(guard_train.matrix(sample))[:, 1]
+        assert max(abs(reader.score(c) - e) for c, e in zip(sample, expected)) < 0.01
+    finally:
+        monkeypatch.undo()
+        learned.model.cache_clear()
