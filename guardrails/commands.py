@@ -213,6 +213,14 @@ vi vim nvim nano emacs $editor firefox xdg-open
 # /bin/bash`, `docker exec -it ID sh`, `sudo su - app -s /bin/bash`, `sudo -i`, `tsh ssh`, a bare `bash`).
 _SESSION = re.compile(r"(?:^|\s)(?:-it|-ti|-i\s+-t|-t\s+-i|-u\s+\S+\s+-it)\s.*?(?:/bin/|/usr/bin/)?(?:ba|z|a|k)?sh\s*$"
                       r"|^(?:sudo\s+)?(?:su\b.*|-i|-s)$|^(?:sudo\s+)?(?:/bin/)?(?:ba|z)?sh$|^\w+\s+ssh(?:\s+[\w@.-]+)?$")
+_SCRATCH_SINKS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/tmp/", "/var/tmp/")
+# Words that change something, wherever they stand among a command's leading words.
+_CHANGES = DESTROYS | TAKES_DOWN | frozenset({
+    "set", "update", "modify", "create", "add", "put", "apply", "install", "upgrade", "downgrade", "restore",
+    "import", "reconfig", "reconfigure", "enable", "grant", "reset", "run", "exec", "execute", "start", "restart",
+    "patch", "replace", "move", "rename", "approve", "promote", "demote", "write", "edit", "push", "load",
+    "attach", "mount", "resize", "scale", "rollback", "overwrite", "unlock", "rotate", "migrate", "deploy",
+})
 _AWK_ACTS = re.compile(r"system\s*\(|getline|printf?\b[^;}]*[>|]")  # awk code that runs or writes
 # A data file named alone (`runners-manager.json`): what it is, not something run.
 _DATA_FILE = re.compile(r"(?i)^[\w./-]+\.(?:json|ya?ml|txt|log|csv|md|conf|cfg|ini|xml|pem|crt|key|toml|tf|sql)$")
@@ -229,7 +237,11 @@ _READ_SQL = re.compile(r"(?i)^\s*(?:select|show|explain|describe|desc|with|value
 
 
 def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
-    """Whether an invocation only reads: a read-only program, a read verb, a dry run, an HTTP GET, a SELECT."""
+    """Whether an invocation only reads: a read-only program, a read verb, a dry run, an HTTP GET, a SELECT; not
+    when it writes over a file outside scratch (`echo "" > /var/lib/app/app.db-wal`) or a leading word changes
+    something (`hammer content-view version delete`, `dnf history rollback`)."""
+    if any(r.startswith("/") and not r.startswith(_SCRATCH_SINKS) for r in inv.redirects):
+        return False
     if inv.program == "sql":
         return not inv.sql and bool(_READ_SQL.match(text))
     if inv.program.lower() in HTTP_CLIENTS:
@@ -238,16 +250,20 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         return True
     if inv.program in ("awk", "gawk", "mawk") and not any(_AWK_ACTS.search(a) or a == "inplace" for a in inv.args):
         return True  # a filter; what its code runs or writes is a rule's (foreign.py)
+    words = leading_words(inv)
+    lead = words[1:3]
+    if lead and lead[0] in _LOCAL_SETUP.get(inv.program, ()):
+        return True
+    if any(p in _CHANGES for w in words for p in parts(w)):
+        return False
     if "-" in inv.program and parts(inv.program)[:1] and parts(inv.program)[0] in READS:
         return True  # PowerShell's Get-Item, Test-Connection
-    words = leading_words(inv)[1:3]
-    if words and words[0] in _LOCAL_SETUP.get(inv.program, ()):
-        return True
-    return any(parts(w)[:1] and parts(w)[0] in READS for w in words)
+    return any(parts(w)[:1] and parts(w)[0] in READS for w in lead)
 
 
-# What a program's name looks like: `kubectl`, `pg_ctl`, `./run.sh`, `~/bin/x`, `$TOOL`, PowerShell's `Remove-Item`.
-# Not a number, a capitalised word or a key (`6432 |`, `NAME  READY`, `Plan:`): output pasted in a code block.
+# What a program's name looks like: `kubectl`, `pg_ctl`, `./run.sh`, `~/bin/x`, `$TOOL`, PowerShell's `Remove-Item`,
+# a console's upper-case verb (`MATCH`, `WDSUTIL`). Not a number, a capitalised word or a key (`6432 |`, `Name`,
+# `Plan:`): output pasted in a code block.
 # Output, not a command: a table's padded cells (`off   | on`), columns apart by runs of spaces on one line
 # (`nginx-7c  1/1   Running   0   24h`), a sentence (`public and secret key created and signed.`).
 _PASTED_OUTPUT = re.compile(r"\S {2,}\|(?: |$)|(?:^|[^\n\\]) \| {2,}\S|\S {3,}[^\n]*\S {3,}\S|^[a-z]\w*(?: [\w,']+){3,}[a-z]\.$")
@@ -257,7 +273,8 @@ _POWERSHELL_VERBS = ("Add|Approve|Backup|Block|Clear|Close|Compress|Connect|Conv
                      "|Remove|Rename|Repair|Reset|Resize|Restart|Restore|Resume|Revoke|Save|Search|Select|Send|Set|Show"
                      "|Start|Stop|Submit|Suspend|Switch|Sync|Test|Unblock|Uninstall|Unlock|Unprotect|Unregister|Update"
                      "|Use|Wait|Write")
-_PROGRAM_NAME = re.compile(rf"^(?:[a-z_][a-z0-9_.+-]*|(?:{_POWERSHELL_VERBS})-[A-Za-z0-9]+|[.~/$][\w./~${{}}-]*)$")
+_PROGRAM_NAME = re.compile(rf"^(?:[a-z_][a-z0-9_.+-]*|(?:{_POWERSHELL_VERBS})-[A-Za-z0-9]+|[.~/$][\w./~${{}}-]*"
+                           r"|[A-Z][A-Z0-9_]+|[A-Z][a-z]*[0-9][\w.-]*)$")
 
 
 def asks_learned(text: str, found: list[Invocation], policy: Policy) -> bool:
