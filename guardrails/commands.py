@@ -312,7 +312,7 @@ def _learned(text: str, found: list[Invocation], policy: Policy) -> list[Finding
     score = scorer.score(text)
     if score <= scorer.threshold:
         return []
-    words = ", ".join(f"'{w}'" for w in scorer.weighed(text))
+    words = ", ".join(f"'{w if len(w) <= 30 else w[:29] + '…'}'" for w in scorer.weighed(text))
     reason = f"{rule.reason} Score {score:.2f}" + (f", from {words}." if words else ".")
     return [Finding(command=text, rule=rule.id, severity=rule.severity, reason=reason, safer=rule.safer)]
 
