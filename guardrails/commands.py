@@ -209,9 +209,13 @@ whoami ls tree wc sort uniq cut tr column jq yq diff cmp md5sum sha256sum sha1su
 mount showmount openssl cd pwd sleep xxd hexdump od strings base64 realpath readlink basename dirname seq
 vi vim nvim nano emacs $editor firefox xdg-open
 """.split())
+# Options that make a tool only report (redis-cli's key and latency surveys).
+_REPORTS = frozenset({"--bigkeys", "--memkeys", "--hotkeys", "--stat", "--latency", "--latency-history",
+                      "--latency-dist", "--scan", "--help", "--version"})
 # An interactive session, not an action: a shell opened in a pod, container or host (`kubectl exec -it POD --
 # /bin/bash`, `docker exec -it ID sh`, `sudo su - app -s /bin/bash`, `sudo -i`, `tsh ssh`, a bare `bash`).
 _SESSION = re.compile(r"(?:^|\s)(?:-it|-ti|-i\s+-t|-t\s+-i|-u\s+\S+\s+-it)\s.*?(?:/bin/|/usr/bin/)?(?:ba|z|a|k)?sh\s*$"
+                      r"|^kubectl\s+(?:-n\s+\S+\s+)?debug\s(?!.*\s--\s)"
                       r"|^(?:sudo\s+)?(?:su\b.*|-i|-s)$|^(?:sudo\s+)?(?:/bin/)?(?:ba|z)?sh$|^\w+\s+ssh(?:\s+[\w@.-]+)?$")
 _SCRATCH_SINKS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/tmp/", "/var/tmp/")
 # Words that change something, wherever they stand among a command's leading words.
@@ -242,11 +246,12 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
     something (`hammer content-view version delete`, `dnf history rollback`)."""
     if any(r.startswith("/") and not r.startswith(_SCRATCH_SINKS) for r in inv.redirects):
         return False
-    if inv.program == "sql":
-        return not inv.sql and bool(_READ_SQL.match(text))
+    if inv.program == "sql":  # (a function a SELECT calls that a rule knows as a change was judged already)
+        return all(kind.startswith("call:") for kind in inv.sql) and bool(_READ_SQL.match(text))
     if inv.program.lower() in HTTP_CLIENTS:
         return http_method(inv) in ("get", "head")
-    if inv.program in READ_PROGRAMS or inv.program.lower() in _DIAGNOSTICS or _dry_run(inv, policy):
+    if inv.program in READ_PROGRAMS or inv.program.lower() in _DIAGNOSTICS or _dry_run(inv, policy) \
+            or _REPORTS.intersection(inv.args):
         return True
     if inv.program in ("awk", "gawk", "mawk") and not any(_AWK_ACTS.search(a) or a == "inplace" for a in inv.args):
         return True  # a filter; what its code runs or writes is a rule's (foreign.py)

@@ -40,6 +40,8 @@ DESTRUCTIVE_WORDS = re.compile(r"rm\b|delete|drop|drain|flush|prune|terminate|tr
 
 
 def _read_only(inv: Invocation) -> bool:
+    if any(not r.startswith("/dev/") for r in inv.redirects):
+        return False  # writes its output over a file (`cat > config.yml <<EOF`)
     if inv.program == "sudo":
         return True
     if inv.program in READ_ONLY_SUB:

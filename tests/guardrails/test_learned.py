@@ -150,7 +150,10 @@ def test_example_runbooks_diagnostics_stay_clean_with_the_learned_score() -> Non
             if is_diagnostic(command):
                 assert found == [], (doc.name, command)
             added += [command for f in found if f.rule == LEARNED]
-    assert len(added) <= 20, added  # rollouts restarted and undone, CONFIG SET, a feature flag off in production
+    # 23 when written: rollouts restarted, services restarted and started, CONFIG SET and CLIENT KILL on Redis, a
+    # feature flag off in production, Argo CD's sync turned off, an HPA and an ingress patched, a DLQ skipped,
+    # logs truncated in place; all remediation steps a runbook gives, none a read
+    assert len(added) <= 30, added
 
 
 def test_training_and_the_shipped_reader_agree(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
