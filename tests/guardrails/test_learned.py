@@ -134,7 +134,7 @@ def test_on_real_runbooks_diagnostics_stay_clean_and_warnings_stay_few() -> None
     rows = [(doc, c, check_command(c)) for doc, c in corpus_commands()]
     assert [(doc, c) for doc, c, found in rows if is_diagnostic(c) and found] == []
     added = [c for _, c, found in rows if any(f.rule == LEARNED for f in found)]
-    # 3,903 commands: the rules warn on 127; the learned score adds about 240 (fleet-wide chef-client runs,
+    # 3,903 commands: the rules warn on 127; the learned score adds about 270 (fleet-wide chef-client runs,
     # ALTER SYSTEM, kill -9 and killall, services started and restarted, GRANTs, users moved between groups,
     # umount, `chmod -R`, `find / -exec chgrp`; and noise: a profiler run, `git push`, VACUUM FREEZE), never a block
     assert 50 <= len(added) <= 300, len(added)
@@ -150,7 +150,7 @@ def test_example_runbooks_diagnostics_stay_clean_with_the_learned_score() -> Non
             if is_diagnostic(command):
                 assert found == [], (doc.name, command)
             added += [command for f in found if f.rule == LEARNED]
-    # 23 when written: rollouts restarted, services restarted and started, CONFIG SET and CLIENT KILL on Redis, a
+    # 20 when written: rollouts restarted, services restarted and started, CONFIG SET and CLIENT KILL on Redis, a
     # feature flag off in production, Argo CD's sync turned off, an HPA and an ingress patched, a DLQ skipped,
     # logs truncated in place; all remediation steps a runbook gives, none a read
     assert len(added) <= 30, added
