@@ -217,6 +217,8 @@ _REPORTS = frozenset({"--bigkeys", "--memkeys", "--hotkeys", "--stat", "--latenc
 _SESSION = re.compile(r"(?:^|\s)(?:-it|-ti|-i\s+-t|-t\s+-i|-u\s+\S+\s+-it)\s.*?(?:/bin/|/usr/bin/)?(?:ba|z|a|k)?sh\s*$"
                       r"|^kubectl\s+(?:-n\s+\S+\s+)?debug\s(?!.*\s--\s)"
                       r"|^(?:sudo\s+)?(?:su\b.*|-i|-s)$|^(?:sudo\s+)?(?:/bin/)?(?:ba|z)?sh$|^\w+\s+ssh(?:\s+[\w@.-]+)?$")
+_CONFIG_FILE = re.compile(r"(?i)\.(?:ya?ml|conf|cfg|ini|properties|toml|json)$|authorized_keys$|/etc/")
+_HTTP_WRITE_WORD = frozenset({"POST", "PUT", "PATCH", "DELETE"})  # httpie's method after its options
 _SCRATCH_SINKS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/tmp/", "/var/tmp/")
 # Words that change something, wherever they stand among a command's leading words.
 _CHANGES = DESTROYS | TAKES_DOWN | frozenset({
@@ -244,12 +246,21 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
     """Whether an invocation only reads: a read-only program, a read verb, a dry run, an HTTP GET, a SELECT; not
     when it writes over a file outside scratch (`echo "" > /var/lib/app/app.db-wal`) or a leading word changes
     something (`hammer content-view version delete`, `dnf history rollback`)."""
-    if any(r.startswith("/") and not r.startswith(_SCRATCH_SINKS) for r in inv.redirects):
+    if any(r.startswith("/") and not r.startswith(_SCRATCH_SINKS) or _CONFIG_FILE.search(r) for r in inv.redirects):
         return False
-    if inv.program == "sql":  # (a function a SELECT calls that a rule knows as a change was judged already)
-        return all(kind.startswith("call:") for kind in inv.sql) and bool(_READ_SQL.match(text))
-    if inv.program.lower() in HTTP_CLIENTS:
-        return http_method(inv) in ("get", "head")
+    if inv.program == "sql":  # a SELECT, unless a function it calls changes something (`SELECT SHUTDOWN()`)
+        return all(kind.startswith("call:") and not _CHANGES.intersection(parts(kind[5:])) for kind in inv.sql) \
+            and bool(_READ_SQL.match(text))
+    if inv.program.lower() in HTTP_CLIENTS:  # a GET, unless its URL asks for an action (`?action=RESTORE`,
+        # `/manager/text/stop`, jolokia's `exec`) or it saves what it fetches where code or config lives
+        urls = [a for a in inv.args if "://" in a or a.startswith(":/")]
+        return http_method(inv) in ("get", "head") and not _HTTP_WRITE_WORD.intersection(inv.args) \
+            and not any(_CHANGES.intersection(parts(w)) or w in ("exec", "cmd", "action") for u in urls
+                        for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])) \
+            and not any(a in ("-o", "--output") and n + 1 < len(inv.args) and inv.args[n + 1].startswith("/")
+                        and not inv.args[n + 1].startswith(_SCRATCH_SINKS) for n, a in enumerate(inv.args))
+    if inv.program.lower() in ("yq", "jq", "sed") and any(a in ("-i", "--inplace", "--in-place") for a in inv.args):
+        return False
     if inv.program in READ_PROGRAMS or inv.program.lower() in _DIAGNOSTICS or _dry_run(inv, policy) \
             or _REPORTS.intersection(inv.args):
         return True
@@ -257,8 +268,9 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         return True  # a filter; what its code runs or writes is a rule's (foreign.py)
     words = leading_words(inv)
     lead = words[1:3]
-    if lead and lead[0] in _LOCAL_SETUP.get(inv.program, ()):
-        return True
+    if lead and lead[0] in _LOCAL_SETUP.get(inv.program, ()) \
+            and not any(p in DESTROYS or p in TAKES_DOWN for w in words for p in parts(w)):
+        return True  # (`az account subscription cancel` is no local setup)
     if any(p in _CHANGES for w in words for p in parts(w)):
         return False
     if "-" in inv.program and parts(inv.program)[:1] and parts(inv.program)[0] in READS:
@@ -270,8 +282,10 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
 # a console's upper-case verb (`MATCH`, `WDSUTIL`). Not a number, a capitalised word or a key (`6432 |`, `Name`,
 # `Plan:`): output pasted in a code block.
 # Output, not a command: a table's padded cells (`off   | on`), columns apart by runs of spaces on one line
-# (`nginx-7c  1/1   Running   0   24h`), a sentence (`public and secret key created and signed.`).
-_PASTED_OUTPUT = re.compile(r"\S {2,}\|(?: |$)|(?:^|[^\n\\]) \| {2,}\S|\S {3,}[^\n]*\S {3,}\S|^[a-z]\w*(?: [\w,']+){3,}[a-z]\.$")
+# (`nginx-7c  1/1   Running   0   24h`), a sentence (`public and secret key created and signed.`), a line of code
+# assigning (`secrets_hash = node['x']`), a label and its value (`URL of public key : [not set]`).
+_PASTED_OUTPUT = re.compile(r"\S {2,}\|(?: |$)|(?:^|[^\n\\]) \| {2,}\S|\S {3,}[^\n]*\S {3,}\S|^[a-z]\w*(?: [\w,']+){3,}[a-z]\.$"
+                            r"|^[\w.\[\]'\"<>]+ +=[^=~]|^[A-Za-z][\w ]*? : ")  # (and code's `x = y`, a `Label : value`)
 _POWERSHELL_VERBS = ("Add|Approve|Backup|Block|Clear|Close|Compress|Connect|Convert|ConvertTo|ConvertFrom|Copy|Deny|Disable"
                      "|Disconnect|Dismount|Edit|Enable|Enter|Exit|Expand|Export|Find|Format|Get|Grant|Import|Initialize"
                      "|Install|Invoke|Join|Lock|Measure|Merge|Mount|Move|New|Optimize|Out|Protect|Publish|Read|Register"
@@ -279,14 +293,16 @@ _POWERSHELL_VERBS = ("Add|Approve|Backup|Block|Clear|Close|Compress|Connect|Conv
                      "|Start|Stop|Submit|Suspend|Switch|Sync|Test|Unblock|Uninstall|Unlock|Unprotect|Unregister|Update"
                      "|Use|Wait|Write")
 _PROGRAM_NAME = re.compile(rf"^(?:[a-z_][a-z0-9_.+-]*|(?:{_POWERSHELL_VERBS})-[A-Za-z0-9]+|[.~/$][\w./~${{}}-]*"
-                           r"|[A-Z][A-Z0-9_]+|[A-Z][a-z]*[0-9][\w.-]*)$")
+                           r"|[A-Z][A-Z0-9_]+|[A-Z][a-z]*[0-9][\w.-]*|[A-Za-z_][\w.+-]*\.(?:sh|py|pl|rb|bat|cmd|exe|ps1)"
+                           r"|[A-Za-z]:\\\S*|[a-z_]\w*(?:\.\w+)+\(.*\))$")  # (zkCli.sh, D:\\x\\stop.bat, cmo.setX(false))
 
 
 def asks_learned(text: str, found: list[Invocation], policy: Policy) -> bool:
     """Whether the learned score is asked about a command nothing flagged: it reads as a command (each program
     named like one, not output pasted in a code block) and something it runs is not only reads."""
     live = [inv for inv in found if not inv.detector and inv.program and inv.program not in PREFIXES]
-    if not live or not all(inv.program == "sql" or _PROGRAM_NAME.match(inv.program) for inv in live) \
+    if not live or not (live[0].program == "sql" or _PROGRAM_NAME.match(live[0].program)) \
+            or any(inv.program.isdigit() for inv in live) \
             or _PASTED_OUTPUT.search(text) or _SESSION.search(text) or _DATA_FILE.match(text):
         return False
     return not all(_only_reads(inv, policy, text) for inv in live)
