@@ -19,6 +19,7 @@ import yaml
 
 from guardrails import check, check_command, load_policy
 from guardrails.policy import Policy
+from guardrails.commands import LEARNED
 from guardrails.verdict import Finding, worst_of
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "tests" / "guardrails"
@@ -126,7 +127,7 @@ def main() -> None:
     path = args.cases or (EFFECT_CASES if args.effects else CASES)
     policy = load_policy(args.policy)
     if args.rules_only:
-        policy = policy.with_severities({"learned-risk": "off"})
+        policy = policy.with_severities({LEARNED: "off"})
     outcomes, result = evaluate(path, policy)
     if args.json:
         print(json.dumps(result))

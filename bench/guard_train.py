@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import re
 import sys
 import time
@@ -28,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from guardrails import check_command, default_policy, invocations  # noqa: E402
-from guardrails.commands import LEARNED, _throwaway_target, asks_learned  # noqa: E402
+from guardrails.commands import LEARNED, asks_learned  # noqa: E402
 from guardrails.learned import BITS, WEIGHTS, features, save  # noqa: E402
 from guardrails.verdict import worst_of  # noqa: E402
 
@@ -87,16 +86,14 @@ def fit(texts: list[str], labels: list[int]):
     return LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(matrix(texts), np.asarray(labels))
 
 
-RULES_ONLY = default_policy().with_severities({LEARNED: "off"})
-
-
 def judged(command: str) -> tuple[bool, bool]:
-    """(the rules flag it, the learned score would be asked about it)"""
-    found = check_command(command, RULES_ONLY)
+    """(the rules flag it, the learned score would be asked about it). The default policy: the learned finding
+    comes only where no rule found anything, so the rules' findings are the others."""
+    found = [f for f in check_command(command) if f.rule != LEARNED]
     if found:
         return (worst_of(f.severity for f in found) or "none") in POSITIVE, False
     text = command.strip()
-    return False, _throwaway_target(text) is None and asks_learned(text, invocations(text, RULES_ONLY), RULES_ONLY)
+    return False, asks_learned(text, invocations(text, default_policy()), default_policy())
 
 
 def figures(rows, scores, threshold) -> tuple[float, float]:

@@ -195,7 +195,7 @@ def check_command(command: str, policy: Policy | None = None) -> list[Finding]:
     throwaway = _throwaway_target(text)
     findings = [Finding(command=text, rule=r.id, severity=_severity(r, throwaway), reason=r.reason + _noted(r, throwaway),
                         safer=r.safer) for r in rules]
-    if not findings and throwaway is None:
+    if not findings:
         findings = _learned(text, found, policy)
     return findings
 
@@ -227,6 +227,13 @@ _CHANGES = DESTROYS | TAKES_DOWN | frozenset({
     "patch", "replace", "move", "rename", "approve", "promote", "demote", "write", "edit", "push", "load",
     "attach", "mount", "resize", "scale", "rollback", "overwrite", "unlock", "rotate", "migrate", "deploy",
 })
+
+
+def _outside_scratch(path: str) -> bool:
+    """An absolute path that is not a device stream or under /tmp (where output is saved, not configuration)."""
+    return path.startswith("/") and not path.startswith(_SCRATCH_SINKS)
+
+
 _AWK_ACTS = re.compile(r"system\s*\(|getline|printf?\b[^;}]*[>|]")  # awk code that runs or writes
 # A data file named alone (`runners-manager.json`): what it is, not something run.
 _DATA_FILE = re.compile(r"(?i)^[\w./-]+\.(?:json|ya?ml|txt|log|csv|md|conf|cfg|ini|xml|pem|crt|key|toml|tf|sql)$")
@@ -246,7 +253,7 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
     """Whether an invocation only reads: a read-only program, a read verb, a dry run, an HTTP GET, a SELECT; not
     when it writes over a file outside scratch (`echo "" > /var/lib/app/app.db-wal`) or a leading word changes
     something (`hammer content-view version delete`, `dnf history rollback`)."""
-    if any(r.startswith("/") and not r.startswith(_SCRATCH_SINKS) or _CONFIG_FILE.search(r) for r in inv.redirects):
+    if any(_outside_scratch(r) or _CONFIG_FILE.search(r) for r in inv.redirects):
         return False
     if inv.program == "sql":  # a SELECT, unless a function it calls changes something (`SELECT SHUTDOWN()`)
         return all(kind.startswith("call:") and not _CHANGES.intersection(parts(kind[5:])) for kind in inv.sql) \
@@ -257,8 +264,8 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         return http_method(inv) in ("get", "head") and not _HTTP_WRITE_WORD.intersection(inv.args) \
             and not any(_CHANGES.intersection(parts(w)) or w in ("exec", "cmd", "action") for u in urls
                         for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])) \
-            and not any(a in ("-o", "--output") and n + 1 < len(inv.args) and inv.args[n + 1].startswith("/")
-                        and not inv.args[n + 1].startswith(_SCRATCH_SINKS) for n, a in enumerate(inv.args))
+            and not any(a in ("-o", "--output") and n + 1 < len(inv.args) and _outside_scratch(inv.args[n + 1])
+                        for n, a in enumerate(inv.args))
     if inv.program.lower() in ("yq", "jq", "sed") and any(a in ("-i", "--inplace", "--in-place") for a in inv.args):
         return False
     if inv.program in READ_PROGRAMS or inv.program.lower() in _DIAGNOSTICS or _dry_run(inv, policy) \
@@ -268,10 +275,10 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         return True  # a filter; what its code runs or writes is a rule's (foreign.py)
     words = leading_words(inv)
     lead = words[1:3]
-    if lead and lead[0] in _LOCAL_SETUP.get(inv.program, ()) \
-            and not any(p in DESTROYS or p in TAKES_DOWN for w in words for p in parts(w)):
+    said = {p for w in words for p in parts(w)}
+    if lead and lead[0] in _LOCAL_SETUP.get(inv.program, ()) and not said & (DESTROYS | TAKES_DOWN):
         return True  # (`az account subscription cancel` is no local setup)
-    if any(p in _CHANGES for w in words for p in parts(w)):
+    if said & _CHANGES:
         return False
     if "-" in inv.program and parts(inv.program)[:1] and parts(inv.program)[0] in READS:
         return True  # PowerShell's Get-Item, Test-Connection
@@ -298,10 +305,12 @@ _PROGRAM_NAME = re.compile(rf"^(?:[a-z_][a-z0-9_.+-]*|(?:{_POWERSHELL_VERBS})-[A
 
 
 def asks_learned(text: str, found: list[Invocation], policy: Policy) -> bool:
-    """Whether the learned score is asked about a command nothing flagged: it reads as a command (each program
-    named like one, not output pasted in a code block) and something it runs is not only reads."""
+    """Whether the learned score is asked about a command nothing flagged: no target is named throwaway, it reads
+    as a command (its first program named like one, not output pasted in a code block) and something it runs is
+    not only reads."""
     live = [inv for inv in found if not inv.detector and inv.program and inv.program not in PREFIXES]
-    if not live or not (live[0].program == "sql" or _PROGRAM_NAME.match(live[0].program)) \
+    if not live or _throwaway_target(text) is not None \
+            or not (live[0].program == "sql" or _PROGRAM_NAME.match(live[0].program)) \
             or any(inv.program.isdigit() for inv in live) \
             or _PASTED_OUTPUT.search(text) or _SESSION.search(text) or _DATA_FILE.match(text):
         return False
@@ -324,14 +333,15 @@ def _silenced(text: str, policy: Policy) -> bool:
 def _learned(text: str, found: list[Invocation], policy: Policy) -> list[Finding]:
     """For a command nothing flagged: the learned score (guardrails/learned.py), when what it runs is not only
     reads. Its finding names the words that weighed most."""
-    rule = next((r for r in policy.rules if r.id == LEARNED), None)
     scorer = learned.model()
-    if rule is None or scorer is None:
+    try:
+        rule = policy.rule(LEARNED)
+    except KeyError:  # turned off
         return []
-    if not asks_learned(text, found, policy) or _silenced(text, policy):
+    if scorer is None or not asks_learned(text, found, policy):
         return []
     score = scorer.score(text)
-    if score <= scorer.threshold:
+    if score <= scorer.threshold or _silenced(text, policy):  # (the score first: _silenced checks the command again)
         return []
     words = ", ".join(f"'{w if len(w) <= 30 else w[:29] + '…'}'" for w in scorer.weighed(text))
     reason = f"{rule.reason} Score {score:.2f}" + (f", from {words}." if words else ".")

@@ -34,9 +34,14 @@ _TOKEN = re.compile(r"\S+")
 _TRIM = "'\"`;,()"
 
 
+def _tokens(text: str) -> list[str]:
+    """The words a command is scored by: lower-cased, bounded in number and length."""
+    return [t[:MAX_TOKEN] for t in _TOKEN.findall(text.lower()[:MAX_CHARS])[:MAX_TOKENS]]
+
+
 def grams(text: str) -> list[str]:
     """What a command is made of: each word's character 3-5-grams (with its edges), the word, each word pair."""
-    tokens = [t[:MAX_TOKEN] for t in _TOKEN.findall(text.lower()[:MAX_CHARS])[:MAX_TOKENS]]
+    tokens = _tokens(text)
     out: list[str] = []
     for token in tokens:
         out.extend(token_grams(token))
@@ -79,9 +84,8 @@ class Model:
 
     def weighed(self, text: str, top: int = 3) -> list[str]:
         """The words that pushed the score up most (what a warning names as its reason)."""
-        tokens = [t[:MAX_TOKEN] for t in _TOKEN.findall(text.lower()[:MAX_CHARS])[:MAX_TOKENS]]
         pushes: dict[str, float] = {}
-        for token in tokens:
+        for token in _tokens(text):
             word = token.strip(_TRIM)
             if word:
                 push = sum(self.weights[zlib.crc32(g.encode()) & MASK] for g in token_grams(token))

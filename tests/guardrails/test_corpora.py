@@ -15,6 +15,7 @@ import pytest
 from bot import EXAMPLE_RUNBOOKS
 from guardrails import Finding, check_command, default_policy, extract_commands, invocations
 from guardrails.invocation import Invocation, read_args
+from guardrails.commands import LEARNED
 
 REPO = Path(__file__).resolve().parents[2]
 EVAL = REPO.parent / "shared" / "eval"
@@ -76,7 +77,7 @@ def corpus_commands() -> tuple[tuple[str, str], ...]:
 @lru_cache(maxsize=1)
 def eval_commands() -> tuple[tuple[str, str, tuple[Finding, ...]], ...]:
     """(document, command, findings of the rules) for every command of every eval corpus."""
-    rules = default_policy().with_severities({"learned-risk": "off"})
+    rules = default_policy().with_severities({LEARNED: "off"})
     return tuple((doc, command, tuple(check_command(command, rules))) for doc, command in corpus_commands())
 
 
