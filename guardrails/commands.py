@@ -218,7 +218,6 @@ _SESSION = re.compile(r"(?:^|\s)(?:-it|-ti|-i\s+-t|-t\s+-i|-u\s+\S+\s+-it)\s.*?(
                       r"|^kubectl\s+(?:-n\s+\S+\s+)?debug\s(?!.*\s--\s)"
                       r"|^(?:sudo\s+)?(?:su\b.*|-i|-s)$|^(?:sudo\s+)?(?:/bin/)?(?:ba|z)?sh$|^\w+\s+ssh(?:\s+[\w@.-]+)?$")
 _CONFIG_FILE = re.compile(r"(?i)\.(?:ya?ml|conf|cfg|ini|properties|toml|json)$|authorized_keys$|/etc/")
-_HTTP_WRITE_WORD = frozenset({"POST", "PUT", "PATCH", "DELETE"})  # httpie's method after its options
 _SCRATCH_SINKS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/tmp/", "/var/tmp/")
 # Words that change something, wherever they stand among a command's leading words.
 _CHANGES = DESTROYS | TAKES_DOWN | frozenset({
@@ -261,7 +260,7 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
     if inv.program.lower() in HTTP_CLIENTS:  # a GET, unless its URL asks for an action (`?action=RESTORE`,
         # `/manager/text/stop`, jolokia's `exec`) or it saves what it fetches where code or config lives
         urls = [a for a in inv.args if "://" in a or a.startswith(":/")]
-        return http_method(inv) in ("get", "head") and not _HTTP_WRITE_WORD.intersection(inv.args) \
+        return http_method(inv) in ("get", "head") \
             and not any(_CHANGES.intersection(parts(w)) or w in ("exec", "cmd", "action") for u in urls
                         for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])) \
             and not any(a in ("-o", "--output") and n + 1 < len(inv.args) and _outside_scratch(inv.args[n + 1])

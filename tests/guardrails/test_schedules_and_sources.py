@@ -61,6 +61,11 @@ def test_look_alikes_stay_quiet(command: str) -> None:
     ("glab api -X DELETE projects/42/protected_branches/main", "warn"),
     ("gh api repos/acme/platform/branches/main/protection", "none"),
     ("http GET :8080/delete-me", "none"),
+    # httpie's method after its options' values is still the method
+    ("http --auth-type=edgegrid -a default: POST :/ccu/v3/delete/cpcode/production objects:='[1, 2]'", "warn"),
+    ("http -a admin:pw DELETE https://api.example.com/v1/projects/42", "warn"),
+    ("http -a admin:pw GET https://api.example.com/v1/projects/42", "none"),
+    ("http -a admin:pw https://api.example.com/v1/projects/42 DELETE==1", "none"),  # a query item after the URL
 ])
 def test_walked_deletes_and_http_deletes(command: str, severity: str) -> None:
     found = [f.severity for f in check_command(command) if f.severity in ("warn", "block")]
