@@ -248,6 +248,25 @@ _LOCAL_SETUP = {
 _READ_SQL = re.compile(r"(?i)^\s*(?:select|show|explain|describe|desc|with|values|table|\\d)\b")
 
 
+_REHEARSED = re.compile(r"(?i)[?&\"']dry_?run[\"']?\s*[=:]\s*(?:true|1|all)\b")  # ?dryRun=true, {"dry_run": true}
+# What an RPC-style endpoint that only reads is named by (its first word): not nouns such as `logs` or `version`,
+# which name what an endpoint acts on (`/_ism/change_policy/logs-app`, `/IncrementPlayerStatisticVersion`).
+_READ_ENDPOINTS = frozenset({"list", "get", "search", "query", "filter", "find", "lookup", "validate", "verify", "check",
+                             "explain", "analyze", "count", "describe", "preview", "estimate", "simulate", "test",
+                             "msearch", "mget"})
+
+
+def _posts_a_read(urls: list[str]) -> bool:
+    """A POST that reads: to an RPC-style endpoint whose last path segment names a read (`/flow_runs/filter`,
+    `/_admin/backup/list`, `/Admin/GetPlayersInSegment`)."""
+    for url in urls:
+        path = url.split("://", 1)[-1].split("?", 1)[0].rstrip("/")
+        last = parts(path.rsplit("/", 1)[-1]) if "/" in path else []
+        if last and last[0] in _READ_ENDPOINTS:
+            return True
+    return False
+
+
 def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
     """Whether an invocation only reads: a read-only program, a read verb, a dry run, an HTTP GET, a SELECT; not
     when it writes over a file outside scratch (`echo "" > /var/lib/app/app.db-wal`) or a leading word changes
@@ -258,11 +277,16 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         return all(kind.startswith("call:") and not _CHANGES.intersection(parts(kind[5:])) for kind in inv.sql) \
             and bool(_READ_SQL.match(text))
     if inv.program.lower() in HTTP_CLIENTS:  # a GET, unless its URL asks for an action (`?action=RESTORE`,
-        # `/manager/text/stop`, jolokia's `exec`) or it saves what it fetches where code or config lives
-        urls = [a for a in inv.args if "://" in a or a.startswith(":/")]
-        return http_method(inv) in ("get", "head") \
-            and not any(_CHANGES.intersection(parts(w)) or w in ("exec", "cmd", "action") for u in urls
-                        for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])) \
+        # `/manager/text/stop`, jolokia's `exec`) or it saves what it fetches where code or config lives; a POST
+        # to an endpoint named for a read (`/_search`, `/acl/validate`, `/Admin/GetTasks`); a request that asks
+        # for a dry run (`?dryRun=true`, `{"dry_run": true}`)
+        urls = [a for a in inv.args if "://" in a or a.startswith((":/", "$")) and "/" in a]  # ($ES/_search)
+        words = [w for u in urls for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])]
+        if any(_REHEARSED.search(a) for a in inv.args):
+            return True
+        method = http_method(inv)
+        return (method in ("get", "head") or method == "post" and _posts_a_read(urls)) \
+            and not any(_CHANGES.intersection(parts(w)) or w in ("exec", "cmd", "action") for w in words) \
             and not any(a in ("-o", "--output") and n + 1 < len(inv.args) and _outside_scratch(inv.args[n + 1])
                         for n, a in enumerate(inv.args))
     if inv.program.lower() in ("yq", "jq", "sed") and any(a in ("-i", "--inplace", "--in-place") for a in inv.args):

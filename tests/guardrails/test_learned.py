@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from guardrails import check_command, default_policy, learned, parse_policy
-from guardrails.commands import LEARNED
+from guardrails import check_command, default_policy, invocations, learned, parse_policy
+from guardrails.commands import LEARNED, asks_learned
 
 WITH_LEARNED = True  # tests/guardrails/conftest.py: the learned score stays on here
 
@@ -178,3 +178,21 @@ def test_training_and_the_shipped_reader_agree(monkeypatch: pytest.MonkeyPatch, 
     finally:
         monkeypatch.undo()
         learned.model.cache_clear()
+
+
+@pytest.mark.parametrize("command, asked", [
+    # a POST to an endpoint named for a read, or asked to rehearse, only reads
+    ("curl -s -X POST 'http://es-prod:9200/logs-*/_search' -d '{\"query\":{\"match_all\":{}}}'", False),
+    ("curl -s -X POST -u \"$KEY:\" https://api.tailscale.com/api/v2/tailnet/-/acl/validate -d @policy.hujson", False),
+    ("curl -s -X POST \"$PREFECT_API_URL/flow_runs/filter\" -d '{\"limit\": 5}'", False),
+    ("curl -s -X POST \"https://$TITLE.playfabapi.com/Admin/GetTasks\" -H \"X-SecretKey: $K\"", False),
+    ("curl -s -X POST \"$CTRL/tables/events/rebalance?type=REALTIME&dryRun=true\"", False),
+    # the same shapes that act
+    ("curl -s -X POST \"$CTRL/tables/events/rebalance?type=REALTIME\"", True),
+    ("curl -X POST \"https://$TITLE.playfabapi.com/Admin/IncrementPlayerStatisticVersion\" -d '{}'", True),
+    ("curl -X POST -u admin:pw https://os:9200/_plugins/_ism/change_policy/logs-app-000123 -d '{}'", True),
+    ("curl -s \"$ES/_snapshot/nightly/snap-1/_restore\"", True),  # a URL in a variable is read as a URL
+])
+def test_http_reads_are_not_asked_about(command: str, asked: bool) -> None:
+    policy = default_policy()
+    assert asks_learned(command, invocations(command, policy), policy) is asked
