@@ -81,8 +81,17 @@ def _dry_run(inv: Invocation, policy: Policy) -> bool:
     return known[1]
 
 
+# A dry run asked for in a value: `?dryRun=true`, `{"dry_run": true}`, dbt's `--args '{dry_run: true}'`, or a flag
+# spelled in another case and given its value apart (aliyun's `--DryRun true`).
+_REHEARSED = re.compile(r"(?i)(?:^|[?&\"'{,\s])dry[-_]?run[\"']?\s*[=:]\s*(?:true|1|yes|all)\b")
+_DRY_FLAG = re.compile(r"(?i)^--?dry[-_]?run$")
+
+
 def _rehearses(inv: Invocation, policy: Policy) -> bool:
     if _any(inv.args, policy.dry_run_flags) or (inv.program and _HELP_WORDS.intersection(inv.args[:5])):
+        return True
+    if any(_REHEARSED.search(a) or _DRY_FLAG.match(a) and n + 1 < len(inv.args)
+           and inv.args[n + 1].lower() in ("true", "1", "yes") for n, a in enumerate(inv.args)):
         return True
     own = [f for pattern, flags in policy.program_dry_run_flags.items() if _named(inv.program, (pattern,))
            for f in flags]
@@ -248,7 +257,6 @@ _LOCAL_SETUP = {
 _READ_SQL = re.compile(r"(?i)^\s*(?:select|show|explain|describe|desc|with|values|table|\\d)\b")
 
 
-_REHEARSED = re.compile(r"(?i)[?&\"']dry_?run[\"']?\s*[=:]\s*(?:true|1|all)\b")  # ?dryRun=true, {"dry_run": true}
 # What an RPC-style endpoint that only reads is named by (its first word): not nouns such as `logs` or `version`,
 # which name what an endpoint acts on (`/_ism/change_policy/logs-app`, `/IncrementPlayerStatisticVersion`).
 _READ_ENDPOINTS = frozenset({"list", "get", "search", "query", "filter", "find", "lookup", "validate", "verify", "check",
@@ -282,7 +290,7 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         # for a dry run (`?dryRun=true`, `{"dry_run": true}`)
         urls = [a for a in inv.args if "://" in a or a.startswith((":/", "$")) and "/" in a]  # ($ES/_search)
         words = [w for u in urls for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])]
-        if any(_REHEARSED.search(a) for a in inv.args):
+        if _dry_run(inv, policy):
             return True
         method = http_method(inv)
         return (method in ("get", "head") or method == "post" and _posts_a_read(urls)) \
@@ -478,6 +486,19 @@ def _substituted(word: str) -> bool:
         or (len(word) > 1 and word.startswith("`") and word.endswith("`"))
 
 
+# A substituted word that is a value, not the action: a lookup's output (`jcmd $(pgrep -f api) VM.version`,
+# `kill -0 $(cat app.pid)`) or an upper-case variable named for a host, a name or an id (`sqlcmd -S $SQLSRV`,
+# `write $ZVERSION`); a lower-case one is a loop's (`for ns in ...; do kubectl delete $ns`), and stays unknown.
+_LOOKUP = re.compile(r"^[$`]\(?\s*(?:pgrep|pidof|hostname|whoami|date|id|uname|nproc|cat\s+\S+\.pid)\b")
+_VALUE_NAME = re.compile(r"^[\"']?\$\{?[A-Z0-9_]*?(?:SRV|SERVER|HOST|HOSTNAME|DB|DATABASE|URL|URI|ENDPOINT|ADDR|ID|NAME|"
+                         r"DIR|PATH|PORT|USER|INSTANCE|CLUSTER|NS|NAMESPACE|REGION|ZONE|PROJECT|VERSION|TAG|PID)"
+                         r"\}?[\"']?$")
+
+
+def _a_value(word: str) -> bool:
+    return bool(_LOOKUP.match(word) or _VALUE_NAME.match(word))
+
+
 def _names_a_verb(rule: Rule) -> bool:
     """A rule that looks for a verb among the arguments (`az ... delete`), not an option or a value."""
     words = (*rule.args_any, *(a for alternatives in rule.args_all for a in alternatives))
@@ -499,7 +520,7 @@ def _action_unknown(inv: Invocation, policy: Policy) -> bool:
         return False  # JES2's $P is no variable
     args = inv.args[:inv.args.index("--")] if "--" in inv.args else inv.args
     view = read_args(args, policy.aliases.get(inv.program, {}), policy.value_options.get(inv.program, frozenset()))
-    words = view.positionals[:MAX_LEADING]
+    words = [w for w in view.positionals[:MAX_LEADING] if not _a_value(w)]
     slot = next((n for n, word in enumerate(words) if _substituted(word)), None)
     if slot is None or any(parts(w)[:1] and parts(w)[0] in READS for w in words[slot + 1:]):
         return False

@@ -39,7 +39,8 @@ class Invocation:
     stdin_from: str | None = None  # where piped input comes from: literal, file, remote, decoded, program
     cwd: str | None = None  # working directory after an earlier `cd` on the line, when known
     fetched: frozenset[str] = frozenset()  # files downloaded earlier on the line (curl -o F), by base name
-    feed: tuple[str, ...] = ()  # the command (program, args) whose output is piped in, when it is another program
+    feed: tuple[str, ...] = ()  # the command (program, args) whose output is piped in, when it is another program's
+    # output or decoded (`base64 -d`, `zcat`)
     source: tuple[str, ...] = ()  # the command at the head of that pipe, through filters (grep, awk, cut, sort)
 
 

@@ -21,7 +21,7 @@ from guardrails.invocation import Invocation
 from guardrails.resolve import is_parameter
 from guardrails.shell import UNPACKED, parse_shell, program_name
 from guardrails.streams import decodes, is_fetch, output_of
-from guardrails.verbs import COMMAND_OPTIONS, READ_PROGRAMS, READS, leading_words, parts
+from guardrails.verbs import COMMAND_OPTIONS, READ_PROGRAMS, READS, STATEMENT_READERS, leading_words, parts
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh", "ksh93",
                     "qsh"})  # (IBM i's QShell)
@@ -249,6 +249,10 @@ def code_in_variable(inv: Invocation) -> str | None:
         return "opaque_command"  # echo "$BCMD" | bconsole, qcon <<< "$Q_EXPR"
     if inv.stdin_from == "decoded" and program in ("kubectl", "oc") and {"apply", "create", "replace"} & set(inv.args):
         return "opaque_command"  # echo "$PATCH_B64" | base64 -d | kubectl apply -f -: the manifest is not shown
+    if inv.stdin_from == "remote" and program in STATEMENT_READERS:
+        return "remote_code"  # curl -s https://.../fix.js | mongosh "$URI": statements from the network
+    if inv.stdin_from == "decoded" and program in STATEMENT_READERS and inv.feed[:1] in (("base64",), ("openssl",)):
+        return "encoded_code"  # echo "$B64" | base64 -d | mongosh "$URI": statements in an encoding (not zcat dump.gz)
     if inv.stdin_from == "file" and any(_CONSOLE_WORDS.search(w) for w in (inv.program, *inv.args[:3])):
         return "unseen_script"  # bconsole < "$SCRIPT", csession PROD < fix.mac
     return None

@@ -352,7 +352,7 @@ class _Walker:
             simple = bool(found) and element.kind == "command"
             if simple and previous is not None and found[0].stdin_from is None:
                 found[0] = replace(found[0], stdin=previous.text, stdin_from=previous.origin,
-                                   feed=feed if previous.origin == "program" else (),
+                                   feed=feed if previous.origin in ("program", "decoded") else (),
                                    source=source if previous.origin == "program" else ())
             previous = output_of(found[0]) if simple else _group_output(found)
             feed = (found[0].program, *found[0].args) if simple else ()

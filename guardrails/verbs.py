@@ -681,7 +681,7 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
     if KEEPS & every or CACHES & every or ACCESS_ENTRIES & every:
         return None  # `wal-g delete retain FULL 7` keeps seven; `resolvectl flush-caches` empties a cache
     reads = any(parts(w)[:1] and parts(w)[0] in READS for w in words)
-    for word in words:
+    for n, word in enumerate(words):
         split = parts(word)
         if not split or word.isupper():
             continue  # an upper-case word is a value or a keyword (`--action STOP`, SQL's DELETE)
@@ -693,9 +693,14 @@ def _verb_effect(inv: Invocation) -> VerbFinding | None:
             return VerbFinding("takes_down", word)  # acli vm.off, -Action TurnOff, tuned-adm off
         for verb in _verbs(word, split):
             effect = _classify(verb, every)
-            if effect:
-                return VerbFinding(effect, word)
+            if effect:  # (unless a later word asks how it is going: `mc admin decommission status`,
+                # `gluster volume remove-brick gv0 host:/brick status`)
+                asks = [*words[n + 1:], *inv.args[-1:]]
+                return None if _PROGRESS.intersection(w.lower() for w in asks) else VerbFinding(effect, word)
     return None
+
+
+_PROGRESS = frozenset({"status", "progress"})
 
 
 _SERVICE_ACCOUNT = re.compile(r"(?i)^(?:svc|srv|sa|service|app)[-_.]|[-_.](?:svc|service)$|^svc")
