@@ -129,8 +129,8 @@ def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str,
             return "root_glob"
         if base in system_paths:
             return "system"
-        if base in (".", "..") or base.startswith("~"):
-            return "wildcard" if base in (".", "..") else "home"
+        if base in (".", "..") or base.startswith("~"):  # (a cache under home is a cache: ~/.cache/pip/*)
+            return "wildcard" if base in (".", "..") else "scratch" if _SCRATCH_PARTS.search(base) else "home"
     else:
         normal = _normal(stripped)
         if normal == "/":

@@ -1,7 +1,8 @@
 """What the rules got wrong, as classes, on blind sets 61-101 (written for training the learned score; the
 rules' false alarms there use up the false-alarm budget the score is tuned to): a substituted word that is a
 value, not the action; dry runs asked for in a value; a destroy verb asked how it is going; statements decoded
-into a database console; an agent loaded into a running JVM. Each with look-alikes."""
+into a database console; an agent loaded into a running JVM; caches under home; check and offline modes. Each
+with look-alikes."""
 
 from __future__ import annotations
 
@@ -66,8 +67,26 @@ DECODED_INTO_CONSOLES_QUIET = [
 ]
 
 
+HOME_CACHES_AND_CHECKS_WARN = [
+    ("rm -rf ~/*", "rm-rf-root"),
+    ("rm -rf ~/projects/*", "rm-rf-root"),
+    ("sudo nft -f /etc/sysconfig/nftables.conf", "config-loaded-from-file"),
+    ("pcs resource disable ledger-db", "verb-takes-down"),
+]
+
+HOME_CACHES_AND_CHECKS_QUIET = [
+    # a cache or temp directory under home is a cache; a ruleset checked, not loaded; an offline copy of the CIB
+    "rm -rf ~/.cache/pip/*",
+    "rm -rf ~/Library/Caches/com.example.app/*",
+    "ssh runner-07 'rm -rf ~/actions-runner/_work/_temp/*'",
+    "sudo nft -c -f /etc/nftables.conf",
+    "pcs -f /root/cib-offline.xml resource disable ledger-db",
+]
+
+
 @pytest.mark.parametrize("command, rule", [
     *VALUES_NOT_ACTIONS_WARN, *DRY_RUNS_IN_VALUES_WARN, *PROGRESS_ASKED_WARN, *DECODED_INTO_CONSOLES_WARN,
+    *HOME_CACHES_AND_CHECKS_WARN,
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in rules(command), check_command(command)
@@ -75,6 +94,7 @@ def test_warns(command: str, rule: str) -> None:
 
 @pytest.mark.parametrize("command", [
     *VALUES_NOT_ACTIONS_QUIET, *DRY_RUNS_IN_VALUES_QUIET, *PROGRESS_ASKED_QUIET, *DECODED_INTO_CONSOLES_QUIET,
+    *HOME_CACHES_AND_CHECKS_QUIET,
 ])
 def test_look_alikes_stay_quiet(command: str) -> None:
     assert not rules(command), check_command(command)
