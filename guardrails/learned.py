@@ -2,7 +2,8 @@
 
 The rules (policy.yaml and the detectors) know tools by name and effects by shape; a command in a tool or dialect
 they have never seen passes them. This module scores a command line by what it is made of: the character
-3-5-grams of its words, its words and its word pairs, hashed into 2^18 weights of a logistic regression trained
+3-5-grams of its words, its words, word pairs and triples, its program with its leading words and its options'
+names, hashed into 2^18 weights of a logistic regression trained
 (bench/guard_train.py) on the labelled commands of the held-out sets used for fixing, the rule tests' cases and
 written runbook lines, never on the sets kept unseen. A high score says "this reads like the commands that
 destroy, take down or open things", so commands.py reports it at warn (rule `learned-risk`) when nothing else
@@ -40,15 +41,21 @@ def _tokens(text: str) -> list[str]:
 
 
 def grams(text: str) -> list[str]:
-    """What a command is made of: each word's character 3-5-grams (with its edges), the word, each word pair."""
+    """What a command is made of: each word's character 3-5-grams (with its edges), the word, each word pair,
+    triple and pair one apart, the program with its later leading words, its first and last words and the
+    names of its options."""
     tokens = _tokens(text)
     out: list[str] = []
     for token in tokens:
         out.extend(token_grams(token))
     clean = [t.strip(_TRIM) for t in tokens]
     out.extend(f"b:{a} {b}" for a, b in zip(clean, clean[1:]))
+    out.extend(f"t:{a} {b} {c}" for a, b, c in zip(clean, clean[1:], clean[2:]))
+    out.extend(f"k:{a} {b}" for a, b in zip(clean, clean[2:]))
+    out.extend("o:" + t.split("=", 1)[0] for t in tokens if t.startswith("-"))
     if clean:
-        out.extend(f"p:{clean[0]} {w}" for w in clean[2:6])  # the program with its later leading words
+        out.extend(f"p:{clean[0]} {w}" for w in clean[2:6])
+        out.extend((f"f:{clean[0]}", f"l:{clean[-1]}"))
     return out
 
 
