@@ -32,7 +32,7 @@ from guardrails.learned import BITS, WEIGHTS, features, save  # noqa: E402
 from guardrails.verdict import worst_of  # noqa: E402
 
 # Sets kept unseen: measured, never looked at, never trained on.
-HELD_OUT = frozenset({33, 34, 40, 41, 44, 46, 47, 48, 51, 53, 54, 55, 56, 57, 58, 59, 60, 87, 94, 95, 102})
+HELD_OUT = frozenset({33, 34, 40, 41, 44, 46, 47, 48, 51, 53, 54, 55, 56, 57, 58, 59, 60, 87, 94, 95, 102, 109})
 TARGET_FA = 0.04
 C = 32.0
 POSITIVE = {"block", "warn"}
