@@ -288,10 +288,10 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         # `/manager/text/stop`, jolokia's `exec`) or it saves what it fetches where code or config lives; a POST
         # to an endpoint named for a read (`/_search`, `/acl/validate`, `/Admin/GetTasks`); a request that asks
         # for a dry run (`?dryRun=true`, `{"dry_run": true}`)
-        urls = [a for a in inv.args if "://" in a or a.startswith((":/", "$")) and "/" in a]  # ($ES/_search)
-        words = [w for u in urls for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])]
         if _dry_run(inv, policy):
             return True
+        urls = [a for a in inv.args if "://" in a or a.startswith((":/", "$")) and "/" in a]  # ($ES/_search)
+        words = [w for u in urls for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])]
         method = http_method(inv)
         return (method in ("get", "head") or method == "post" and _posts_a_read(urls)) \
             and not any(_CHANGES.intersection(parts(w)) or w in ("exec", "cmd", "action") for w in words) \

@@ -340,7 +340,7 @@ def http_method(inv: Invocation) -> str:
     for arg in args:  # httpie: `http POST URL`, also after its options' values (`http -a user:pw PUT URL`)
         if arg.lower() in ("post", "put", "patch", "delete", "get", "head"):
             return arg.lower()
-        if "://" in arg or arg.startswith((":", "localhost")) or "/" in arg:
+        if not arg.startswith("-") and ("://" in arg or arg.startswith((":", "localhost")) or "/" in arg):
             break  # the URL: a method word after it is a request item, not the method
     if any(a.split("=", 1)[0] in _DATA_FLAGS for a in args) or any(_XML_API_WRITE.search(a) for a in args):
         return "post"

@@ -65,6 +65,7 @@ def test_look_alikes_stay_quiet(command: str) -> None:
     ("http --auth-type=edgegrid -a default: POST :/ccu/v3/delete/cpcode/production objects:='[1, 2]'", "warn"),
     ("http -a admin:pw DELETE https://api.example.com/v1/projects/42", "warn"),
     ("http -a admin:pw GET https://api.example.com/v1/projects/42", "none"),
+    ("http --verify=/etc/ssl/corp-ca.pem -a admin:pw DELETE https://api.example.com/v1/projects/42", "warn"),
     ("http -a admin:pw https://api.example.com/v1/projects/42 DELETE==1", "none"),  # a query item after the URL
 ])
 def test_walked_deletes_and_http_deletes(command: str, severity: str) -> None:
