@@ -275,6 +275,40 @@ def _posts_a_read(urls: list[str]) -> bool:
     return False
 
 
+# Redis commands that only read (the first word after redis-cli's options; SCRIPT, CLIENT and the like read only
+# with these second words), and the options of redis-cli that take a value.
+_REDIS_READS = frozenset("""
+get mget strlen getrange exists type ttl pttl expiretime keys scan dbsize info ping echo time lastsave role
+llen lrange lindex lpos hget hmget hgetall hkeys hvals hlen hexists hscan hstrlen hrandfield scard smembers
+sismember smismember srandmember sscan zcard zcount zrange zrangebyscore zrevrange zrevrangebyscore zscore
+zmscore zrank zrevrank zscan zlexcount xlen xrange xrevrange xinfo xpending pfcount bitcount bitpos getbit
+geopos geodist georadius_ro geosearch object memory slowlog latency dump lolwut command
+""".split())
+_REDIS_READ_SUBCOMMANDS = {"script": {"exists"}, "client": {"list", "info", "getname", "id"}, "config": {"get"},
+                           "cluster": {"info", "nodes", "slots", "shards", "myid", "countkeysinslot", "keyslot"},
+                           "memory": {"usage", "stats", "doctor"}, "slowlog": {"get", "len"},
+                           "object": {"encoding", "freq", "idletime", "refcount"}, "pubsub": {"channels", "numsub"}}
+_REDIS_VALUE_OPTIONS = frozenset({"-h", "-p", "-a", "-u", "-n", "-r", "-i", "-s", "--user", "--pass", "--askpass",
+                                  "--cacert", "--cacertdir", "--cert", "--key", "--sni", "--tls-ciphers", "-d"})
+
+
+def _redis_reads(args: tuple[str, ...]) -> bool:
+    """A redis-cli call whose command only reads (`redis-cli -h x --pass "$P" LLEN queue:jobs`)."""
+    words = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in _REDIS_VALUE_OPTIONS
+        else:
+            words.append(arg.lower())
+    if not words or words[0] not in _REDIS_READS and words[0] not in _REDIS_READ_SUBCOMMANDS:
+        return False
+    second = _REDIS_READ_SUBCOMMANDS.get(words[0])
+    return second is None or (len(words) > 1 and words[1] in second)
+
+
 def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
     """Whether an invocation only reads: a read-only program, a read verb, a dry run, an HTTP GET, a SELECT; not
     when it writes over a file outside scratch (`echo "" > /var/lib/app/app.db-wal`) or a leading word changes
@@ -299,6 +333,8 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
                         for n, a in enumerate(inv.args))
     if inv.program.lower() in ("yq", "jq", "sed") and any(a in ("-i", "--inplace", "--in-place") for a in inv.args):
         return False
+    if inv.program.lower() in ("redis-cli", "valkey-cli", "keydb-cli") and _redis_reads(inv.args):
+        return True
     if inv.program in READ_PROGRAMS or inv.program.lower() in _DIAGNOSTICS or _dry_run(inv, policy) \
             or _REPORTS.intersection(inv.args):
         return True

@@ -192,7 +192,15 @@ def test_training_and_the_shipped_reader_agree(monkeypatch: pytest.MonkeyPatch, 
     ("curl -X POST \"https://$TITLE.playfabapi.com/Admin/IncrementPlayerStatisticVersion\" -d '{}'", True),
     ("curl -X POST -u admin:pw https://os:9200/_plugins/_ism/change_policy/logs-app-000123 -d '{}'", True),
     ("curl -s \"$ES/_snapshot/nightly/snap-1/_restore\"", True),  # a URL in a variable is read as a URL
+    # Redis commands that only read, past redis-cli's options and their values; those that act are asked about
+    ("redis-cli --tls -h $REDIS_HOST --user ops --pass \"$REDIS_PASS\" LLEN queue:jobs", False),
+    ("redis-cli -h cache-1 -n 2 hgetall session:42", False),
+    ("redis-cli -h cache-1 CONFIG GET maxmemory-policy", False),
+    ("redis-cli -h cache-1 SCRIPT EXISTS 9b1c0e", False),
+    ("redis-cli -h cache-1 CONFIG SET maxmemory-policy noeviction", True),
+    ("redis-cli -h cache-1 SCRIPT FLUSH", True),
+    ("redis-cli -h cache-1 CLIENT KILL TYPE pubsub", True),
 ])
-def test_http_reads_are_not_asked_about(command: str, asked: bool) -> None:
+def test_http_and_redis_reads_are_not_asked_about(command: str, asked: bool) -> None:
     policy = default_policy()
     assert asks_learned(command, invocations(command, policy), policy) is asked
