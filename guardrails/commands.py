@@ -294,15 +294,7 @@ _REDIS_VALUE_OPTIONS = frozenset({"-h", "-p", "-a", "-u", "-n", "-r", "-i", "-s"
 
 def _redis_reads(args: tuple[str, ...]) -> bool:
     """A redis-cli call whose command only reads (`redis-cli -h x --pass "$P" LLEN queue:jobs`)."""
-    words = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg.startswith("-"):
-            skip = arg in _REDIS_VALUE_OPTIONS
-        else:
-            words.append(arg.lower())
+    words = [w.lower() for w in read_args(args, {}, _REDIS_VALUE_OPTIONS).positionals]
     if not words or words[0] not in _REDIS_READS and words[0] not in _REDIS_READ_SUBCOMMANDS:
         return False
     second = _REDIS_READ_SUBCOMMANDS.get(words[0])
