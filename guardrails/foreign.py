@@ -75,7 +75,8 @@ def windows_command(inv: Invocation) -> Invocation | None:
 _PS_DOWNLOAD = re.compile(r"\.Download(?:String|Data|File)\s*\(|Net\.WebClient|Invoke-(?:WebRequest|RestMethod)"
                           r"|\b(?:iwr|irm)\b", re.IGNORECASE)
 _PS_EVAL = re.compile(r"\b(?:iex|Invoke-Expression)\b|\[scriptblock\]::Create|&\s*\(", re.IGNORECASE)
-_PS_STATEMENTS = re.compile(r"[;\n]")
+# a statement: up to a ; or a line break that no quote holds ('...' is literal, "..." escapes with `)
+_PS_STATEMENT = re.compile(r"""(?:'[^']*'?|"(?:`.|[^"`])*"?|[^;\n'"])+""")
 TCL_EXEC = re.compile(r"\b(?:exec|spawn)\s+((?:[^\]\n;]+))")
 TCL_SEND = re.compile(r'\bsend\s+(?:-\w+\s+)*"((?:\\.|[^"\\])*)"')  # expect: keys typed into the spawned shell
 TCL_BRACES = re.compile(r"\{([^{}]*)\}")  # {...} quotes a Tcl word
@@ -149,7 +150,7 @@ def powershell(code: str, depth: int = 0) -> list[Invocation]:
         recursive = m.group(1).lower() == "directory" and m.group(3) is not None
         out.append(Invocation(program="rm", args=("-r", "-f", m.group(2)) if recursive else ("-f", m.group(2))))
     downloaded: set[str] = set()  # files an earlier statement saved from the network (-OutFile F)
-    for statement in _PS_STATEMENTS.split(code):
+    for statement in _PS_STATEMENT.findall(code):
         listed: str | None = None
         # PowerShell's \ is a path separator, not an escape; its ( ) group, they do not start a subshell
         text = statement.replace("`", "").replace("\\", "\\\\").replace("(", " ").replace(")", " ")

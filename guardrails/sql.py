@@ -1,6 +1,6 @@
 """SQL statements classified with sqlglot: which destructive kind each statement is.
 
-Kinds: drop_database, drop_table, drop_access (policies, publications, warehouses), drop_other, truncate, delete_all, delete_where (sessions, caches, scratch),
+Kinds: drop_database, drop_table, drop_access (policies, publications, warehouses), drop_other, drop_scratch, truncate, delete_all, delete_where (sessions, caches, scratch),
 delete_rows (any other table's rows), update_all, update_where (sessions, caches, scratch), update_rows (any
 other table's rows), alter_drop, and call:<function> for every function called. Statements sqlglot
 cannot parse fall back to its tokenizer (comments and strings are still understood). What DBAs know
@@ -28,11 +28,11 @@ SQL_START = frozenset({
 })
 # Statements whose first word is also a shell command (shutdown, set): SQL only when written in capitals.
 SQL_START_CAPITALS = frozenset({"SHUTDOWN", "SET", "RESTORE", "BACKUP", "KILL", "IMPORT", "LOAD", "QUIESCE", "CALL"})
-_DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE", "TABLESPACE", "CATALOG", "DISKGROUP"}  # a Cassandra keyspace is its database
+_DATABASE_KINDS = {"DATABASE", "SCHEMA", "KEYSPACE", "TABLESPACE", "CATALOG", "DISKGROUP", "PLUGGABLE"}  # a Cassandra keyspace is its database
 _TABLE_KINDS = {"TABLE", "MEASUREMENT", "SERIES", "COLUMNFAMILY", "STREAM", "COLLECTION"}  # (InfluxQL, ksqlDB, N1QL)
 # What clients stand on: a row-level policy, a publication or subscription feeding replication, a warehouse queries
-# run on. Dropping an index, a view or a function loses a definition a script recreates; dropping a login or a
-# role takes access away (mostly an old account's: it hardens).
+# run on. Any other object dropped (drop_other: an index, a view, a user or role, a key, a snapshot) breaks or
+# slows what uses it until it is recreated, unless it is named as temporary or retired (drop_scratch).
 _ACCESS_KINDS = {"POLICY", "PUBLICATION", "SUBSCRIPTION", "WAREHOUSE", "SHARE"}
 
 
@@ -316,6 +316,18 @@ _THROWAWAY_DATABASE = re.compile(r"^\s*DROP\s+(?:DATABASE|SCHEMA)\s+(?:IF\s+EXIS
                                  r"\s*;?\s*$", re.IGNORECASE)
 
 
+# the object a DROP names (past its kind's words, CONCURRENTLY and IF EXISTS), and names that say it is temporary,
+# scratch or retired: idx_orders_tmp_backfill, index_users_on_email_old, orders_status_idx_invalid
+_DROPPED_NAME = re.compile(r"^\s*DROP\s+(?:(?:MATERIALIZED|PRIMARY|UNIQUE|TEMPORARY|RESTORE)\s+)?\w+\s+(?:CONCURRENTLY\s+)?"
+                          r"(?:IF\s+EXISTS\s+)?([^\s;(,]+)", re.IGNORECASE)
+_RETIRED_NAME = re.compile(r"(?:^|[._-])(?:tmp|temp|scratch|old|invalid|unused|deprecated|test)(?:$|[._-]|\d)", re.IGNORECASE)
+
+
+def _retired_object(statement: str) -> bool:
+    found = _DROPPED_NAME.match(statement)
+    return bool(found) and bool(_RETIRED_NAME.search(re.sub(r"[`\"\[\]]", "", found.group(1)).rsplit(".", 1)[-1]))
+
+
 def _scratch_tables(statement: str) -> bool:
     """Whether every table a DROP TABLE or TRUNCATE names is a session's temporary table (`#staging`,
     `pg_temp.ids`) or named as scratch (`tmp_backfill_20240312`, `scratch.recon`)."""
@@ -350,6 +362,8 @@ def statement_kinds(statement: str, dialect: str | None = None) -> frozenset[str
         kinds -= {"drop_table"}
     if "drop_database" in kinds and _THROWAWAY_DATABASE.match(statement):
         kinds -= {"drop_database"}  # a restore test's or a CI run's copy, named as such
+    if "drop_other" in kinds and _retired_object(statement):
+        kinds = (kinds - {"drop_other"}) | {"drop_scratch"}  # an index or view named as temporary or retired
     if kinds & {"drop_table", "truncate"} and _scratch_tables(statement):
         kinds -= {"drop_table", "truncate"}  # a session's temp table (#t, pg_temp.t) or one named as scratch
     if "delete_where" in kinds and not _EPHEMERAL_DELETE.match(statement):

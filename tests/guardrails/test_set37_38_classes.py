@@ -109,7 +109,6 @@ def test_sql_that_clients_stand_on_warns(statement: str, rule: str) -> None:
 
 @pytest.mark.parametrize("statement", [
     "DROP INDEX CONCURRENTLY index_users_on_email_old;",  # a definition a migration recreates
-    "DROP ROLE IF EXISTS incident_admin;",  # access taken away
     "SELECT pg_terminate_backend(12345);",  # one stuck session
     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction'"
     " AND now() - state_change > interval '10 minutes';",

@@ -1,0 +1,51 @@
+"""Classes from the false negatives of the training sets (sets 4-108): a DROP of anything queries, jobs or
+logins stand on warns; only objects named as temporary or retired stay at info. PowerShell's `;` inside a quoted
+argument does not end its statement."""
+
+from __future__ import annotations
+
+import pytest
+
+from guardrails import check_command
+
+
+def rules(command: str) -> dict[str, str]:
+    return {f.rule: f.severity for f in check_command(command)}
+
+
+@pytest.mark.parametrize("statement", [
+    "DROP USER etl_loader;",
+    "mysql -e \"DROP USER 'reporting'@'%';\"",
+    "sqlcmd -S sql01 -Q \"DROP LOGIN [CORP\\svc_reports]\"",
+    "DROP ROLE IF EXISTS incident_admin;",
+    "psql -d app -c 'DROP INDEX orders_customer_id_idx;'",
+    "cockroach sql -e 'DROP INDEX payments.transactions@idx_merchant;'",
+    "DROP MATERIALIZED VIEW hourly_rollup;",
+    "trino --execute 'DROP VIEW hive.marts.v_daily'",
+    "sqlcmd -S db01 -Q \"USE master; DROP CERTIFICATE TDE_Cert\"",
+    "DROP EXTENSION timescaledb CASCADE;",
+    "echo \"DROP RESTORE POINT before_patch;\" | sqlplus -s / as sysdba",
+])
+def test_dropping_what_clients_stand_on_warns(statement: str) -> None:
+    assert rules(statement).get("sql-drop") == "warn", check_command(statement)
+
+
+@pytest.mark.parametrize("statement", [
+    "DROP INDEX CONCURRENTLY index_users_on_email_old;",
+    "DROP INDEX CONCURRENTLY IF EXISTS idx_orders_tmp_backfill;",
+    "psql -c 'DROP INDEX CONCURRENTLY IF EXISTS orders_status_idx_invalid;'",
+    "DROP VIEW IF EXISTS scratch.v_check_tmp;",
+])
+def test_dropping_a_retired_object_is_info(statement: str) -> None:
+    found = rules(statement)
+    assert found.get("sql-drop-scratch") == "info" and not {r for r, s in found.items() if s in ("warn", "block")}, found
+
+
+@pytest.mark.parametrize("command, rule", [
+    ("DROP PLUGGABLE DATABASE claimspdb INCLUDING DATAFILES;", "sql-drop-database"),
+    # a single-quoted query holding `;` after a backslash path: one PowerShell statement, its SQL read whole
+    ("Invoke-Sqlcmd -ServerInstance 'zvm01\\SQLEXPRESS' -Query 'DROP DATABASE ZVM;'", "sql-drop-database"),
+    ("Invoke-Sqlcmd -ServerInstance 'hq\\SQL01' -Query \"TRUNCATE TABLE dbo.Orders; SELECT 1\"", "sql-truncate"),
+])
+def test_whole_databases_and_quoted_statements(command: str, rule: str) -> None:
+    assert rules(command).get(rule) == "warn", check_command(command)
