@@ -49,3 +49,16 @@ def test_dropping_a_retired_object_is_info(statement: str) -> None:
 ])
 def test_whole_databases_and_quoted_statements(command: str, rule: str) -> None:
     assert rules(command).get(rule) == "warn", check_command(command)
+
+
+@pytest.mark.parametrize("command, hit", [
+    ("sudo shred -u /etc/ssh/ssh_host_ed25519_key", True),  # keys, certificates, backups: never recoverable
+    ("shred -u ~/vault-recovery/unseal-key-*.asc", True),
+    ("ssh backup01 'shred -u /srv/backups/*.xml'", True),
+    ("shred -n1 -u /backup/erp/*.tgz", True),
+    ("shred -u /tmp/leaked-api-key.txt", False),  # a copy in scratch, destroyed on purpose
+    ("shred -u ./old-api-token.txt", False),
+])
+def test_shred_outside_scratch_warns(command: str, hit: bool) -> None:
+    found = rules(command)
+    assert (found.get("shred-path") == "warn") is hit and (found.get("shred") == "info") is not hit, found
