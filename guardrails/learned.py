@@ -2,14 +2,17 @@
 
 The rules (policy.yaml and the detectors) know tools by name and effects by shape; a command in a tool or dialect
 they have never seen passes them. This module scores a command line by what it is made of: the character
-3-5-grams of its words, its words, word pairs and triples, its program with its leading words and its options'
-names, hashed into 2^18 weights of a logistic regression trained
+3-5-grams of its words, its words, word pairs and triples, its program with its leading words, its options'
+names and the clusters of meaning of the English words in it (learned_words.bin, built by
+bench/guard_clusters.py from WordLlama's vectors: an unseen `quiesce` lands where `pause` and `suspend` are),
+hashed into 2^18 weights of a logistic regression trained
 (bench/guard_train.py) on the labelled commands of the held-out sets used for fixing, the rule tests' cases and
 written runbook lines, never on the sets kept unseen. A high score says "this reads like the commands that
 destroy, take down or open things", so commands.py reports it at warn (rule `learned-risk`) when nothing else
 flagged the command and it is not a read, a dry run or a diagnostic. The weights (int16, zlib) are in
-learned.bin; their scale, the threshold chosen by cross-validation and what they were trained on in learned.json.
-Plain Python: scoring a command is a few hundred table lookups.
+learned.bin; their scale, the threshold chosen by cross-validation, what they were trained on and the checksum of
+the word table they were trained with in learned.json. Plain Python: scoring a command is a few hundred table
+lookups.
 """
 
 from __future__ import annotations
@@ -28,11 +31,41 @@ BITS = 18
 MASK = (1 << BITS) - 1
 WEIGHTS = Path(__file__).with_name("learned.bin")
 META = Path(__file__).with_name("learned.json")
+WORDS = Path(__file__).with_name("learned_words.bin")
+CLUSTERS = (256, 1024, 3000)  # how finely the word table groups meanings, coarse to fine
 MAX_CHARS = 2000
 MAX_TOKENS = 60
 MAX_TOKEN = 40
 _TOKEN = re.compile(r"\S+")
 _TRIM = "'\"`;,()"
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+@lru_cache(maxsize=1)
+def _word_table() -> tuple[dict[str, tuple[str, ...]], int]:
+    """The word -> clusters table and its checksum; empty (checksum 0) when the file is missing or unreadable."""
+    try:
+        raw = zlib.decompress(WORDS.read_bytes())
+    except (OSError, zlib.error):
+        return {}, 0
+    table: dict[str, tuple[str, ...]] = {}
+    for line in raw.decode("ascii", "replace").splitlines():
+        word, *clusters = line.split()
+        table[word] = tuple(f"c{i}:{c}" for i, c in enumerate(clusters))
+    return table, zlib.crc32(raw)
+
+
+def words(text: str) -> list[str]:
+    """The English words in a command: runs of letters, camelCase split (resetToDefault: reset, default),
+    lower-cased, 3 letters or more."""
+    out = []
+    for token in _TOKEN.findall(text[:MAX_CHARS])[:MAX_TOKENS]:
+        for run in _LETTERS.findall(token[:MAX_TOKEN]):
+            out.extend(w.lower() for w in _CAMEL.sub(" ", run).split() if len(w) >= 3)
+    return out
 
 
 def _tokens(text: str) -> list[str]:
@@ -42,8 +75,8 @@ def _tokens(text: str) -> list[str]:
 
 def grams(text: str) -> list[str]:
     """What a command is made of: each word's character 3-5-grams (with its edges), the word, each word pair,
-    triple and pair one apart, the program with its later leading words, its first and last words and the
-    names of its options."""
+    triple and pair one apart, the program with its later leading words, its first and last words, the
+    names of its options and the clusters of its English words."""
     tokens = _tokens(text)
     out: list[str] = []
     for token in tokens:
@@ -56,6 +89,9 @@ def grams(text: str) -> list[str]:
     if clean:
         out.extend(f"p:{clean[0]} {w}" for w in clean[2:6])
         out.extend((f"f:{clean[0]}", f"l:{clean[-1]}"))
+    table = _word_table()[0]
+    for word in words(text):
+        out.extend(table.get(word, ()))
     return out
 
 
@@ -108,7 +144,8 @@ def save(weights: list[float], bias: float, meta: dict) -> None:
     if sys.byteorder != "little":
         packed.byteswap()
     WEIGHTS.write_bytes(zlib.compress(packed.tobytes(), 9))
-    META.write_text(json.dumps({**meta, "bits": BITS, "scale": scale, "bias": bias}, indent=1) + "\n", encoding="utf-8")
+    META.write_text(json.dumps({**meta, "bits": BITS, "scale": scale, "bias": bias, "words_crc32": _word_table()[1]},
+                               indent=1) + "\n", encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -120,8 +157,8 @@ def model() -> Model | None:
         weights.frombytes(zlib.decompress(WEIGHTS.read_bytes()))
         if sys.byteorder != "little":
             weights.byteswap()
-        if len(weights) != 1 << BITS or meta.get("bits") != BITS:
-            return None
+        if len(weights) != 1 << BITS or meta.get("bits") != BITS or meta.get("words_crc32", 0) != _word_table()[1]:
+            return None  # weights trained with another word table (or none) would score other features
         return Model(weights=weights, scale=float(meta["scale"]), bias=float(meta["bias"]),
                      threshold=float(meta["threshold"]), meta=meta)
     except (OSError, KeyError, ValueError, TypeError, zlib.error):

