@@ -222,10 +222,12 @@ vi vim nvim nano emacs $editor firefox xdg-open
 _REPORTS = frozenset({"--bigkeys", "--memkeys", "--hotkeys", "--stat", "--latency", "--latency-history",
                       "--latency-dist", "--scan", "--help", "--version"})
 # An interactive session, not an action: a shell opened in a pod, container or host (`kubectl exec -it POD --
-# /bin/bash`, `docker exec -it ID sh`, `sudo su - app -s /bin/bash`, `sudo -i`, `tsh ssh`, a bare `bash`).
+# /bin/bash`, `docker exec -it ID sh`, `sudo su - app -s /bin/bash`, `sudo -i`, `tsh ssh`, a bare `bash`, a plain
+# `ssh HOST` login).
 _SESSION = re.compile(r"(?:^|\s)(?:-it|-ti|-i\s+-t|-t\s+-i|-u\s+\S+\s+-it)\s.*?(?:/bin/|/usr/bin/)?(?:ba|z|a|k)?sh\s*$"
                       r"|^kubectl\s+(?:-n\s+\S+\s+)?debug\s(?!.*\s--\s)"
-                      r"|^(?:sudo\s+)?(?:su\b.*|-i|-s)$|^(?:sudo\s+)?(?:/bin/)?(?:ba|z)?sh$|^\w+\s+ssh(?:\s+[\w@.-]+)?$")
+                      r"|^(?:sudo\s+)?(?:su\b.*|-i|-s)$|^(?:sudo\s+)?(?:/bin/)?(?:ba|z)?sh$|^\w+\s+ssh(?:\s+[\w@.-]+)?$"
+                      r"|^(?:sudo\s+)?ssh\s+[\w@.:-]+$")  # (a login: `ssh git@gitlab.com`; with options it may tunnel)
 _CONFIG_FILE = re.compile(r"(?i)\.(?:ya?ml|conf|cfg|ini|properties|toml|json)$|authorized_keys$|/etc/")
 _SCRATCH_SINKS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/tmp/", "/var/tmp/")
 # Words that change something, wherever they stand among a command's leading words.

@@ -232,6 +232,10 @@ def test_training_and_the_shipped_reader_agree(monkeypatch: pytest.MonkeyPatch, 
     ("redis-cli -h cache-1 CONFIG SET maxmemory-policy noeviction", True),
     ("redis-cli -h cache-1 SCRIPT FLUSH", True),
     ("redis-cli -h cache-1 CLIENT KILL TYPE pubsub", True),
+    # a plain login is an interactive session; a tunnel opened is not
+    ("ssh git@gitlab.com", False),
+    ("sudo ssh root@db-01.internal", False),
+    ("ssh -R 2222:localhost:22 me@home-vps.example.net", True),
 ])
 def test_http_and_redis_reads_are_not_asked_about(command: str, asked: bool) -> None:
     policy = default_policy()
