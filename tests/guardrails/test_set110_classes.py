@@ -62,3 +62,14 @@ def test_whole_databases_and_quoted_statements(command: str, rule: str) -> None:
 def test_shred_outside_scratch_warns(command: str, hit: bool) -> None:
     found = rules(command)
     assert (found.get("shred-path") == "warn") is hit and (found.get("shred") == "info") is not hit, found
+
+
+@pytest.mark.parametrize("command", [
+    "octo delete-releases --project Checkout --minversion 1.0.0 --maxversion 4.9.9 --whatif --server https://octo.example.com",
+    "opkg --noaction remove dnsmasq",
+    "spire-server agent purge -expiredFor 720h -dryRun",
+    "apt-get --simulate purge nginx",
+    "choco uninstall all --whatif",
+])
+def test_rehearsals_spelled_other_ways_stay_quiet(command: str) -> None:
+    assert not {r for r, s in rules(command).items() if s in ("warn", "block")}, check_command(command)
