@@ -73,3 +73,15 @@ def test_shred_outside_scratch_warns(command: str, hit: bool) -> None:
 ])
 def test_rehearsals_spelled_other_ways_stay_quiet(command: str) -> None:
     assert not {r for r, s in rules(command).items() if s in ("warn", "block")}, check_command(command)
+
+
+@pytest.mark.parametrize("command, rule, severity", [
+    # a CDN purge of named keys or URLs is routine; everything at once sends all traffic to the origin
+    ("fastly purge --service-id SU1Z0 --key article-48213 --soft", "cdn-purged-named", "info"),
+    ("akamai purge invalidate https://www.example.com/index.html", "cdn-purged-named", "info"),
+    ("fastly purge --all --service-id \"$PROD_SID\"", "cdn-purged-everything", "warn"),
+    ("akamai purge delete --cpcode 847261", "cdn-purged-code", "warn"),
+])
+def test_cdn_purges_by_scope(command: str, rule: str, severity: str) -> None:
+    found = rules(command)
+    assert found.get(rule) == severity and ("verb-destroys" not in found), found
