@@ -462,13 +462,18 @@ _OPEN_FLAG = re.compile(r"(?i)^--(?:enable-|allow-|make-)?(?:publicly-accessible
                         r"|anonymous(?:-access|-auth)?|public-ip-on-launch|public|local-accounts)$")
 
 
+# a message silenced, not a protection: redis-cli's --no-auth-warning (about -a on the command line)
+_NOTICE = re.compile(r"[-_](?:warnings?|notices?|banners?|hints?|messages?)$", re.IGNORECASE)
+
+
 def _loosening_flag(inv: Invocation) -> str | None:
     """A flag that switches a protection off by its own name (`spctl --master-disable`, `--insecure-skip-tls-verify`)."""
     for n, arg in enumerate(inv.args):
         if not arg.startswith("-"):
             continue
         name = arg.split("=", 1)[0]
-        if name.startswith("--no-") and _PROTECTS.search(name[5:]) and not _LOOSENS.search(name[5:]):
+        if name.startswith("--no-") and _PROTECTS.search(name[5:]) and not _LOOSENS.search(name[5:]) \
+                and not _NOTICE.search(name):
             return name  # --no-deletion-protection, --no-enable-termination-protection, --no-verify-ssl
         if re.match(r"--no-disable-api-(?:termination|stop)$", name):
             return name  # lets the API terminate (or stop) the instance: its protection off

@@ -85,3 +85,19 @@ def test_rehearsals_spelled_other_ways_stay_quiet(command: str) -> None:
 def test_cdn_purges_by_scope(command: str, rule: str, severity: str) -> None:
     found = rules(command)
     assert found.get(rule) == severity and ("verb-destroys" not in found), found
+
+
+@pytest.mark.parametrize("command, rule, severity", [
+    # a warning silenced is not a protection switched off
+    ("redis-cli -h 10.20.0.3 -a \"$REDIS_AUTH\" --no-auth-warning DBSIZE", None, None),
+    ("aws rds modify-db-instance --db-instance-identifier orders --no-deletion-protection", "security-switched-off", "warn"),
+    # pt-kill only reports unless told to kill
+    ("pt-kill --host db-orders-primary --busy-time 30 --match-command Query --print", "pt-kill-prints", "info"),
+    ("pt-kill --host db-orders-primary --busy-time 30 --match-command Query --kill", "pt-kill-kills", "warn"),
+])
+def test_notices_and_reports_are_not_actions(command: str, rule: str | None, severity: str | None) -> None:
+    found = rules(command)
+    if rule is None:
+        assert not {r for r, s in found.items() if s in ("warn", "block")}, found
+    else:
+        assert found.get(rule) == severity and not {r for r, s in found.items() if s in ("warn", "block")} - {rule}, found
