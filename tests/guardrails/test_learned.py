@@ -166,7 +166,7 @@ def test_on_real_runbooks_diagnostics_stay_clean_and_warnings_stay_few() -> None
     # 3,903 commands: the rules warn on 127; the learned score adds about 270 (fleet-wide chef-client runs,
     # ALTER SYSTEM, kill -9 and killall, services started and restarted, GRANTs, users moved between groups,
     # umount, `chmod -R`, `find / -exec chgrp`; and noise: a profiler run, `git push`, VACUUM FREEZE), never a block.
-    # 317 since the tenth session's model (solver run to convergence, word clusters, threshold 0.74): more
+    # 314 since the tenth session's model (solver run to convergence, word clusters, threshold 0.75): more
     # remediation (`tf apply -target`, `SET statement_timeout=0`, socat listening on port 22, data moved aside)
     # and more noise (`ssh git@gitlab.com`, `gem install bundler`, an exception's name pasted from a log)
     assert 50 <= len(added) <= 330, len(added)
