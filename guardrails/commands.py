@@ -268,9 +268,9 @@ _READ_ENDPOINTS = frozenset({"list", "get", "search", "query", "filter", "find",
 
 def _posts_a_read(urls: list[str]) -> bool:
     """A POST that reads: to an RPC-style endpoint whose last path segment names a read (`/flow_runs/filter`,
-    `/_admin/backup/list`, `/Admin/GetPlayersInSegment`)."""
+    `/_admin/backup/list`, `/Admin/GetPlayersInSegment`). The URLs come without their scheme."""
     for url in urls:
-        path = url.split("://", 1)[-1].split("?", 1)[0].rstrip("/")
+        path = url.split("?", 1)[0].rstrip("/")
         last = parts(path.rsplit("/", 1)[-1]) if "/" in path else []
         if last and last[0] in _READ_ENDPOINTS:
             return True
@@ -318,8 +318,8 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         # for a dry run (`?dryRun=true`, `{"dry_run": true}`)
         if _dry_run(inv, policy):
             return True
-        urls = [a for a in inv.args if "://" in a or a.startswith((":/", "$")) and "/" in a]  # ($ES/_search)
-        words = [w for u in urls for w in re.split(r"[/?&=:;,.]+", u.split("://", 1)[-1])]
+        urls = [a.split("://", 1)[-1] for a in inv.args if "://" in a or a.startswith((":/", "$")) and "/" in a]
+        words = [w for u in urls for w in re.split(r"[/?&=:;,.]+", u)]  # (also $ES/_search: a URL in a variable)
         method = http_method(inv)
         return (method in ("get", "head") or method == "post" and _posts_a_read(urls)) \
             and not any(_CHANGES.intersection(parts(w)) or w in ("exec", "cmd", "action") for w in words) \

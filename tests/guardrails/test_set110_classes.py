@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from guardrails import check_command
+from tests.guardrails.flagged import flagged
 
 
 def rules(command: str) -> dict[str, str]:
@@ -38,7 +39,7 @@ def test_dropping_what_clients_stand_on_warns(statement: str) -> None:
 ])
 def test_dropping_a_retired_object_is_info(statement: str) -> None:
     found = rules(statement)
-    assert found.get("sql-drop-scratch") == "info" and not {r for r, s in found.items() if s in ("warn", "block")}, found
+    assert found.get("sql-drop-scratch") == "info" and not flagged(statement), found
 
 
 @pytest.mark.parametrize("command, rule", [
@@ -72,7 +73,7 @@ def test_shred_outside_scratch_warns(command: str, hit: bool) -> None:
     "choco uninstall all --whatif",
 ])
 def test_rehearsals_spelled_other_ways_stay_quiet(command: str) -> None:
-    assert not {r for r, s in rules(command).items() if s in ("warn", "block")}, check_command(command)
+    assert not flagged(command), check_command(command)
 
 
 @pytest.mark.parametrize("command, rule, severity", [
@@ -98,6 +99,6 @@ def test_cdn_purges_by_scope(command: str, rule: str, severity: str) -> None:
 def test_notices_and_reports_are_not_actions(command: str, rule: str | None, severity: str | None) -> None:
     found = rules(command)
     if rule is None:
-        assert not {r for r, s in found.items() if s in ("warn", "block")}, found
+        assert not flagged(command), found
     else:
-        assert found.get(rule) == severity and not {r for r, s in found.items() if s in ("warn", "block")} - {rule}, found
+        assert found.get(rule) == severity and not set(flagged(command)) - {rule}, found
