@@ -239,6 +239,18 @@ _CHANGES = DESTROYS | TAKES_DOWN | frozenset({
 })
 
 
+_OUTPUT_OPTIONS = frozenset({"-out", "-keyout", "-o", "--output", "--out"})
+
+
+def _writes_out(inv: Invocation) -> bool:
+    """A diagnostic that changes something by its options: one that writes its output over a file outside scratch
+    (openssl's -out and -keyout), or a mount that mounts, remounts or mounts everything (a bare `mount` lists)."""
+    if inv.program.lower() == "mount":
+        return any("/" in a or a in ("-a", "--all", "-o", "--options") for a in inv.args)
+    return inv.program.lower() in _DIAGNOSTICS and any(
+        a in _OUTPUT_OPTIONS and n + 1 < len(inv.args) and _outside_scratch(inv.args[n + 1]) for n, a in enumerate(inv.args))
+
+
 def _outside_scratch(path: str) -> bool:
     """An absolute path that is not a device stream or under /tmp (where output is saved, not configuration)."""
     return path.startswith("/") and not path.startswith(_SCRATCH_SINKS)
@@ -329,6 +341,8 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         return False
     if inv.program.lower() in ("redis-cli", "valkey-cli", "keydb-cli") and _redis_reads(inv.args):
         return True
+    if _writes_out(inv):  # (`openssl genrsa -out /etc/ssl/private/x.key`, `mount -o remount,ro /`)
+        return False
     if inv.program in READ_PROGRAMS or inv.program.lower() in _DIAGNOSTICS or _dry_run(inv, policy) \
             or _REPORTS.intersection(inv.args):
         return True
@@ -366,11 +380,12 @@ _PROGRAM_NAME = re.compile(rf"^(?:[a-z_][a-z0-9_.+-]*|(?:{_POWERSHELL_VERBS})-[A
 
 
 def asks_learned(text: str, found: list[Invocation], policy: Policy) -> bool:
-    """Whether the learned score is asked about a command nothing flagged: no target is named throwaway, it reads
-    as a command (its first program named like one, not output pasted in a code block) and something it runs is
-    not only reads."""
+    """Whether the learned score is asked about a command nothing flagged: it reads as a command (its first program
+    named like one, not output pasted in a code block) and something it runs is not only reads. A target named
+    as throwaway does not keep it from being asked: what a rule flags there is housekeeping, but what no rule
+    knows may be a grant or code run on that target (`icacls D:\\tmp /grant Everyone:F`, `bash /tmp/fix.sh`)."""
     live = [inv for inv in found if not inv.detector and inv.program and inv.program not in PREFIXES]
-    if not live or _throwaway_target(text) is not None \
+    if not live \
             or not (live[0].program == "sql" or _PROGRAM_NAME.match(live[0].program)) \
             or any(inv.program.isdigit() for inv in live) \
             or _PASTED_OUTPUT.search(text) or _SESSION.search(text) or _DATA_FILE.match(text):
@@ -412,8 +427,8 @@ def _learned(text: str, found: list[Invocation], policy: Policy) -> list[Finding
 # What a command acts on, named as throwaway (a pull request's preview, a test or scratch copy, a canary) with
 # nothing named as production: deleting or stopping it is housekeeping, reported at info. Protections
 # weakened, blocks and code run unseen keep their severity.
-_THROWAWAY = re.compile(r"(?i)(?<![a-z0-9])(?:pr-?\d+|preview|review-apps?|tmp|temp|scratch|ci(?![.:])|e2e|sandbox"
-                        r"|canary|loadtest|load-test|ephemeral)(?![a-z])")  # (ci.acme.io is a CI server, Ci:: a Ruby namespace)
+_THROWAWAY = re.compile(r"(?i)(?<![a-z0-9])(?:pr-?\d+|preview|review-apps?|tmp|temp|scratch|ci(?![.:)])|e2e|sandbox"
+                        r"|canary|loadtest|load-test|ephemeral)(?![a-z])")  # (ci.acme.io is a CI server, Ci:: a Ruby namespace, icacls (CI) a flag)
 _FILTERS = re.compile(r"(?<!\S)(?:-i?name|-i?path|-regex|--pattern|--include|--exclude|--match)[= ]+(\S+)")
 _LOCAL_PATH = re.compile(r"(?<![\w:/])(?:/|~/|\./|[A-Za-z]:\\)\S*")  # a file the command reads or writes, not a resource's name
 _PRODUCTION = re.compile(r"(?i)(?<![a-z])(?:prod|production|prd|live|primary|master|main)(?![a-z])")
@@ -559,7 +574,8 @@ def _action_unknown(inv: Invocation, policy: Policy) -> bool:
     for rule in _candidates(rules, inv.program):
         if not rule.program:
             continue
-        if len(rule.subcommand) > slot and _subcommand_fits(replace(rule, subcommand=rule.subcommand[:slot]), words):
+        if len(rule.subcommand) > slot and tuple(rule.subcommand[slot]) != ("*",) \
+                and _subcommand_fits(replace(rule, subcommand=rule.subcommand[:slot]), words):  # (`*`: any name, no verb)
             return True
         if unknown_only and not rule.subcommand and _names_a_verb(rule):  # `az $(cat next_cmd)`: any words at all
             return True

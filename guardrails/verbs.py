@@ -34,6 +34,7 @@ TAKES_DOWN = frozenset({
     "failover", "switchover", "takeover", "disconnect", "hangup", "hupall", "cancel",
     # a member evicted or paused, writes frozen, config removed, a filesystem unmounted under its users
     "pause", "assassinate", "quiesce", "freeze", "unset", "unmount", "umount",
+    "undeploy", "unsubscribe",  # (an application taken off its server, an alert's delivery stopped)
 })
 # A disabled or deleted thing of these kinds leaves a system less protected.
 SECURITY_NOUNS = frozenset({
@@ -545,9 +546,16 @@ def carried_config_lines(inv: Invocation) -> list[str]:
 _DEVICE_WORDS = frozenset({"no", "clear", "neighbor", "interface", "configure", "router", "copy", "undo", "reset", "set"})
 
 
+# Tools whose install and uninstall verbs only print manifests (`linkerd uninstall | kubectl delete -f -`): what
+# consumes them is judged there.
+_RENDERS = {"linkerd": frozenset({"install", "uninstall", "upgrade", "prune"})}
+
+
 def verb_effect(inv: Invocation) -> VerbFinding | None:
     """What the verb of a command does, when it deletes, stops or disables something (also in a
     command its console option carries, an action an option names, a method the code calls)."""
+    if inv.program in _RENDERS and any(a in _RENDERS[inv.program] for a in inv.args[:1]) and "--help" not in inv.args:
+        return None
     if re.fullmatch(r"/[a-z][a-z-]*", inv.program):  # RouterOS: /ip route remove [find ...]
         inv = replace(inv, program=inv.program[1:])  # (a line that opens the router: device_opened, before any verb)
     found = _verb_effect(inv)

@@ -236,6 +236,14 @@ def test_training_and_the_shipped_reader_agree(monkeypatch: pytest.MonkeyPatch, 
     ("ssh git@gitlab.com", False),
     ("sudo ssh root@db-01.internal", False),
     ("ssh -R 2222:localhost:22 me@home-vps.example.net", True),
+    # a target named as throwaway does not keep a grant, a script or a listener from being asked about; a
+    # diagnostic that writes over a file outside scratch, or a mount that mounts, does not only read
+    ("icacls D:\\Shares\\HR /grant *S-1-1-0:(OI)(CI)F /T", True),
+    ("New-NetFirewallRule -DisplayName 'temp any' -Direction Inbound -Action Allow -RemoteAddress Any", True),
+    ("openssl genrsa -out /etc/ssl/private/www.key 2048", True),
+    ("openssl genrsa -out /tmp/www.key 2048", False),
+    ("mount -o remount,rw /srv", True),
+    ("mount | grep nfs", False),
 ])
 def test_http_and_redis_reads_are_not_asked_about(command: str, asked: bool) -> None:
     policy = default_policy()
