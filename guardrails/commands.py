@@ -26,7 +26,7 @@ from guardrails.switches import copies_cut, environment_switched_off, retention_
 from guardrails.verbs import (DESTROYS, HTTP_CLIENTS, MAX_LEADING, READ_PROGRAMS, READS, TAKES_DOWN, any_source_allowed,
                               device_opened, everyone_granted, http_method, leading_words, parts, verb_effect)
 from guardrails.verdict import Finding, Verdict, rank
-from guardrails.wrappers import PREFIXES, expand
+from guardrails.wrappers import MAX_DEPTH, PREFIXES, expand
 from guardrails.zos import bare_zos
 
 
@@ -379,6 +379,25 @@ _PROGRAM_NAME = re.compile(rf"^(?:[a-z_][a-z0-9_.+-]*|(?:{_POWERSHELL_VERBS})-[A
                            r"|[A-Za-z]:\\\S*|[a-z_]\w*(?:\.\w+)+\(.*\))$")  # (zkCli.sh, D:\\x\\stop.bat, cmo.setX(false))
 
 
+_TRANSPORTS = frozenset({"ssh", "su", "runuser", "sg"})
+_CONTAINER_TOOLS = frozenset({"kubectl", "oc", "docker", "podman", "crictl", "nerdctl"})
+
+
+def _transports(inv: Invocation) -> bool:
+    """A wrapper that only carries a command to where it runs (`ssh HOST CMD`, `kubectl exec POD -- CMD`, `docker
+    exec ID CMD`, `su - app -c CMD`): what it carries is judged, not the carrier. Not `docker run` (a new container,
+    its mounts and privileges) nor a login shell fed from stdin."""
+    program = inv.program.lower()
+    if program in _CONTAINER_TOOLS:
+        head = inv.args[:inv.args.index("--")] if "--" in inv.args else inv.args
+        if "exec" not in head or "run" in head:
+            return False
+    elif program not in _TRANSPORTS:
+        return False
+    carried = expand(inv, MAX_DEPTH - 1)[1:2]  # (one level: what it carries first)
+    return bool(carried) and not carried[0].detector and carried[0].program != "sh"
+
+
 def asks_learned(text: str, found: list[Invocation], policy: Policy) -> bool:
     """Whether the learned score is asked about a command nothing flagged: it reads as a command (its first program
     named like one, not output pasted in a code block) and something it runs is not only reads. A target named
@@ -390,7 +409,7 @@ def asks_learned(text: str, found: list[Invocation], policy: Policy) -> bool:
             or any(inv.program.isdigit() for inv in live) \
             or _PASTED_OUTPUT.search(text) or _SESSION.search(text) or _DATA_FILE.match(text):
         return False
-    return not all(_only_reads(inv, policy, text) for inv in live)
+    return not all(_only_reads(inv, policy, text) or _transports(inv) for inv in live)
 
 
 @lru_cache(maxsize=1)

@@ -168,6 +168,9 @@ def _prints_secret(inv: Invocation) -> bool:
         field = _option(args, ("-field",))
         return field is None or bool(_SECRET_FIELD.search(field))
     words = {a.lower().split("=", 1)[0] for a in args}
+    query = _option(args, ("--query",))  # the AWS and Azure CLIs print only what --query selects (`attributes`, `Name`)
+    if query is not None and program in ("aws", "az") and not re.search(r"(?i)value|secret|key|password|\*|@", query):
+        return False
     return any(program == name and all(group & words for group in groups) for name, groups in _PRINTS_SECRET)
 
 

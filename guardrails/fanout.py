@@ -49,6 +49,25 @@ def _replace_string(options: tuple[str, ...]) -> str | None:
     return None
 
 
+_SCRATCH = ("/tmp/", "/var/tmp/", "/dev/shm/")
+
+
+def _scratch_listing(feed: tuple[str, ...]) -> tuple[str, ...]:
+    """The paths a listing names (`ls -d /tmp/jenkins-*`, `find /var/tmp/build -mtime +3`), when every one is in
+    scratch: what it lists is there too."""
+    words = feed[1:] if feed[:1] == ("sudo",) else feed
+    if words[:1] == ("ls",):  # (full paths only with -d or a glob: `ls /tmp` prints bare names, rm'd where it runs)
+        paths = tuple(w for w in words[1:] if not w.startswith("-"))
+        if not any(w.startswith("-") and "d" in w.lstrip("-") and not w.startswith("--") or w == "--directory"
+                   for w in words[1:]) and not all("*" in p for p in paths):
+            return ()
+    elif words[:1] == ("find",):
+        paths = tuple(w for w in words[1:][:next((n for n, w in enumerate(words[1:]) if w[:1] in "-(!"), None)])
+    else:
+        return ()
+    return paths if paths and all((p.rstrip("/") + "/").startswith(_SCRATCH) and ".." not in p for p in paths) else ()
+
+
 def _finds(feed: tuple[str, ...]) -> bool:
     """The feed is a find (or Lustre's `lfs find`) listing files."""
     return bool(feed) and (feed[0] == "find" or feed[:2] == ("lfs", "find"))
@@ -59,6 +78,9 @@ def xargs(inv: Invocation, start: int) -> list[Invocation]:
     options, words = inv.args[:start], inv.args[start:] or ("echo",)
     if inv.stdin_from != "literal" or not inv.stdin or {"-a", "--arg-file"} & set(options):
         found = as_command(words, inv, dynamic=True)
+        scratch = _scratch_listing(inv.feed)
+        if found and found[0].program in ("rm", "unlink", "shred") and scratch:  # ls -d /tmp/x-* | xargs rm -rf
+            return [replace(found[0], args=(*found[0].args, *scratch), dynamic=False), *found[1:]]
         if found and found[0].program in ("rm", "unlink", "shred") and _finds(inv.feed):
             # find P ... | xargs rm: the same as find P ... -delete, and judged as that
             find = inv.feed[1:] if inv.feed[0] == "find" else inv.feed[2:]

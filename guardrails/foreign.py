@@ -100,6 +100,8 @@ def decoded_or_fetched(code: str) -> list[Invocation]:
 def _ps_command(words: list[str]) -> Invocation:
     """One PowerShell command as the POSIX command with the same effect."""
     name = words[0].lower()
+    if re.search(r"[\\/]", name):  # a program run by its path (`& $env:windir\system32\inetsrv\appcmd.exe`): its name
+        name = _file_base(name)
     program = _PS_PROGRAMS.get(name, name)
     args = [_PS_FLAGS.get(w.lower(), w) for w in words[1:]]
     if program in ("systemctl-stop", "systemctl-restart"):
@@ -181,6 +183,10 @@ _PS_LISTS = frozenset({"get-childitem", "gci", "ls", "dir"})
 _DOTNET_DELETE = re.compile(r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*['\"]([^'\"]+)['\"]\s*(,\s*\$true)?",
                             re.IGNORECASE)
 _PS_STATIC_CALL = re.compile(r"^\s*\[[A-Za-z][\w.]*\]::\w")  # [Convert]::FromBase64String(...): .NET from PowerShell
+# PowerShell's call operator running a program by a quoted or variable path (`& $env:windir\system32\x.exe`,
+# `& "C:\Program Files\x.exe"`): a line no POSIX shell would start with `&`.
+_PS_CALL_LINE = re.compile(r"^\s*(?:&\s*(?:[\"']|\$env:|\$\w+[\\/]|[A-Za-z]:\\|\\\\)"
+                           r"|\"?[A-Za-z]:\\[^\"\n]*?\.(?:exe|bat|cmd|ps1|com)\"?(?:\s|$))")  # (or `C:\...\x.exe` alone)
 _PS_CMDLET_LINE = re.compile(r"^\s*(?:\$\s+|PS [^>]*>\s*)?(?:[A-Z][a-z]+-[A-Z][A-Za-z]+)(?:\s|$)")
 
 
@@ -221,7 +227,7 @@ def looks_like_powershell(text: str) -> bool:
     more PowerShell (`Get-ChildItem ... | Remove-Item`, `Invoke-Command -ScriptBlock { ... }`), or with a
     .NET static call (`[IO.File]::Delete(...)`)."""
     return (bool(_PS_CMDLET_LINE.match(text)) and ("|" in text or "{" in text or "\\" in text)) or bool(
-        _PS_STATIC_CALL.match(text))
+        _PS_STATIC_CALL.match(text)) or bool(_PS_CALL_LINE.match(text))
 
 
 def tcl(code: str) -> list[Invocation]:

@@ -244,6 +244,12 @@ def test_training_and_the_shipped_reader_agree(monkeypatch: pytest.MonkeyPatch, 
     ("openssl genrsa -out /tmp/www.key 2048", False),
     ("mount -o remount,rw /srv", True),
     ("mount | grep nfs", False),
+    # a wrapper that carries a read to where it runs is a read; what it carries decides
+    ("ssh web-3 'df -h /var/lib/docker'", False),
+    ("kubectl -n shop exec api-0 -- curl -sI http://localhost:8080/health", False),
+    ("docker exec api cat /etc/app/app.conf", False),
+    ("ssh web-3 'systemctl restart nginx'", True),
+    ("docker run --rm -v /:/host alpine ls /host", True),  # (a new container, with the host's root mounted)
 ])
 def test_http_and_redis_reads_are_not_asked_about(command: str, asked: bool) -> None:
     policy = default_policy()

@@ -1,7 +1,10 @@
-"""Classes from the false negatives and false alarms of three mainstream blind sets (127, 128, 132): an archive
-written over a disk or extracted over a live directory, /dev/null put in a file's place, a filesystem remounted
-read-only, a key written over the one in use, kexec, a volume shrunk, several pods or a remote manifest deleted
-at once, Redis's foreground SAVE, Tomcat's manager actions; linkerd's install verbs only print manifests."""
+"""Classes from the false negatives and false alarms of mainstream blind sets (127, 128, 132; then 133, 135): an
+archive written over a disk or extracted over a live directory, /dev/null put in a file's place, a filesystem
+remounted read-only, a key written over the one in use, kexec, a volume shrunk, several pods or a remote manifest
+deleted at once, Redis's foreground SAVE, Tomcat's manager actions, a container stopped or killed, pg_hba trust
+from a network, a join token that never expires; linkerd's install verbs only print manifests, a program run by
+its Windows path is that program, xargs fed a listing of scratch deletes in scratch, --query picks what the AWS
+and Azure CLIs print."""
 
 from __future__ import annotations
 
@@ -37,6 +40,16 @@ from tests.guardrails.flagged import flagged
     ("curl -s -u admin:$PW \"http://app-3:8080/manager/text/reload?path=/checkout\"", "tomcat-manager-action"),
     ("wget -qO- --user=admin --password=$PW 'http://app-3:8080/manager/text/expire?path=/shop&idle=0'",
      "tomcat-manager-action"),
+    ("docker kill api", "container-stopped"),
+    ("sudo docker stop $(docker ps -q --filter name=api)", "container-stopped"),
+    ("podman pause web-1", "container-stopped"),
+    ("docker container kill -s KILL worker-3", "container-stopped-long-form"),
+    ("echo 'host all app 10.0.0.0/8 trust' >> /etc/postgresql/16/main/pg_hba.conf", "pg-hba-trust"),
+    ("kubeadm token create --ttl 0 --print-join-command", "join-token-forever"),
+    ("C:\\Windows\\System32\\inetsrv\\appcmd.exe stop site \"Default Web Site\"", "verb-takes-down"),
+    ("& $env:windir\\system32\\inetsrv\\appcmd.exe stop apppool /apppool.name:Shop", "verb-takes-down"),
+    ("ls /tmp | xargs rm -rf", "rm-rf-variable"),  # (bare names: removed where it runs, not in /tmp)
+    ("ls -d /var/lib/jenkins/* | xargs rm -rf", "rm-rf-variable"),
 ])
 def test_warns(command: str, rule: str) -> None:
     assert rule in flagged(command), check_command(command)
@@ -64,6 +77,16 @@ def test_warns(command: str, rule: str) -> None:
     "linkerd uninstall > /var/tmp/linkerd-uninstall.yaml",
     "linkerd uninstall | kubectl delete --dry-run=server -f -",
     "linkerd upgrade --set proxy.logLevel=debug | kubectl diff -f -",
+    "docker kill -s HUP nginx",
+    "docker stop tmp-build-42",
+    "docker exec api-1 rm -rf /tmp/cache/*",
+    "ls -d /tmp/jenkins-* | xargs rm -rf",
+    "find /var/tmp/build -mtime +3 -print0 | xargs -0 rm -rf",
+    "echo 'host all all 127.0.0.1/32 trust' >> /etc/postgresql/16/main/pg_hba.conf",
+    "kubeadm token create --ttl 2h --print-join-command",
+    "& $env:windir\\system32\\inetsrv\\appcmd.exe list site",
+    "az keyvault secret show --vault-name kv-prod --name stripe-key --query attributes",
+    "aws secretsmanager get-secret-value --secret-id prod/db --query VersionStages",
 ])
 def test_look_alikes_pass(command: str) -> None:
     assert not flagged(command), check_command(command)
