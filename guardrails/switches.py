@@ -587,7 +587,8 @@ def retention_cut(inv: Invocation) -> str | None:
         name, eq, value = arg.partition("=")
         if _CLEARS_KEEPING.match(name):
             return name
-        if not _KEEPING.match(name) or re.search(r"(?i)expires[-_]?in|token|url|sign", name):
+        if not _KEEPING.match(name) or re.search(r"(?i)expires[-_]?in|token|url|sign", name) \
+                or (inv.program.lower() == "rclone" and name in ("--max-age", "--min-age")):  # (rclone's: filters)
             continue  # (a presigned URL's or a token's lifetime, not the data's)
         value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
         iso = _ISO_DURATION.match(value.strip("'\"").upper())
