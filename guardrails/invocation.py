@@ -141,13 +141,18 @@ def target_class(word: str, system_paths: frozenset[str], data_paths: tuple[str,
             return "wildcard"
         base = normal
     if base.startswith("/") and path_matches(base, data_paths):
-        return "data"
+        return "scratch" if _CACHE_IN_DATA.search(base) else "data"
     return place(base)
+
+
+# Inside a datastore's or service's state, what it rebuilds by itself: its caches (Cassandra's saved_caches), a CI
+# server's build workspaces. Not its temp files (InnoDB's temporary tablespace is in use while it runs).
+_CACHE_IN_DATA = re.compile(r"(?i)(?:^|/)(?:[^/]*[._-])?caches?(?:/|$)|/jenkins/workspaces?(?:/|$)")
 
 
 # a scratch area: temporary files, caches, build output and package lists, which tools rebuild
 _SCRATCH_PARTS = re.compile(r"(?:^|/)(?:tmp|temp|\.tmp|te?mp[._-][^/]*|[^/]*[._-]te?mp|cache|caches|\.cache|_cacache"
-                            r"|[^/]*[._-]cache|cache[._-][^/]*|__pycache__|\.pytest_cache|pytest-of-[^/]*|node_modules"
+                            r"|[^/]*[._-]caches?|cache[._-][^/]*|__pycache__|\.pytest_cache|pytest-of-[^/]*|node_modules"
                             r"|dist|\.next|coverage|intermediate|obj|coredump|crash|workspace|workspaces|[^/]*\.(?:pid|lock|sock)|build|build[._-][^/]*|\.gradle|\.m2|\.npm|spack-stage[^/]*"
                             r"|%te?mp%)(?:/|$)", re.IGNORECASE)
 _SCRATCH_TREES = ("/var/lib/apt/lists", "/var/cache", "/var/tmp", "/tmp", "/dev/shm")
