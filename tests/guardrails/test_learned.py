@@ -169,11 +169,11 @@ def test_on_real_runbooks_diagnostics_stay_clean_and_warnings_stay_few() -> None
     # 314 since the tenth session's model (solver run to convergence, word clusters, threshold 0.75): more
     # remediation (`tf apply -target`, `SET statement_timeout=0`, socat listening on port 22, data moved aside)
     # and more noise (`ssh git@gitlab.com`, `gem install bundler`, an exception's name pasted from a log).
-    # 345 with the eleventh session's (threshold 0.72, chosen by cross-validation as before; 319 at 0.75): git
+    # 350 with the eleventh session's (threshold 0.71, chosen by cross-validation as before; 320 at 0.75): git
     # objects unpacked over every pack, CREATE ROLE, services started on a fleet, `chown` over a tree; and noise
     # (`source ~/.rvm/scripts/rvm`, `bundle update --bundler`, a `perf stat` run, `gcloud compute ssh`, a pasted
     # sentence)
-    assert 50 <= len(added) <= 350, len(added)
+    assert 50 <= len(added) <= 360, len(added)
     assert not any(f.severity == "block" and f.rule == LEARNED for _, _, found in rows for f in found)
 
 
