@@ -240,6 +240,12 @@ _CHANGES = DESTROYS | TAKES_DOWN | frozenset({
 
 
 _OUTPUT_OPTIONS = frozenset({"-out", "-keyout", "-o", "--output", "--out"})
+_HTTP_OUTPUT = frozenset({"-o", "--output"})
+
+
+def _saves_outside_scratch(args: tuple[str, ...], options: frozenset[str] = _OUTPUT_OPTIONS) -> bool:
+    """An output option (`-o F`, openssl's `-out F`) whose file is outside scratch."""
+    return any(a in options and n + 1 < len(args) and _outside_scratch(args[n + 1]) for n, a in enumerate(args))
 
 
 def _writes_out(inv: Invocation) -> bool:
@@ -247,8 +253,7 @@ def _writes_out(inv: Invocation) -> bool:
     (openssl's -out and -keyout), or a mount that mounts, remounts or mounts everything (a bare `mount` lists)."""
     if inv.program.lower() == "mount":
         return any("/" in a or a in ("-a", "--all", "-o", "--options") for a in inv.args)
-    return inv.program.lower() in _DIAGNOSTICS and any(
-        a in _OUTPUT_OPTIONS and n + 1 < len(inv.args) and _outside_scratch(inv.args[n + 1]) for n, a in enumerate(inv.args))
+    return inv.program.lower() in _DIAGNOSTICS and _saves_outside_scratch(inv.args)
 
 
 def _outside_scratch(path: str) -> bool:
@@ -335,8 +340,7 @@ def _only_reads(inv: Invocation, policy: Policy, text: str) -> bool:
         method = http_method(inv)
         return (method in ("get", "head") or method == "post" and _posts_a_read(urls)) \
             and not any(_CHANGES.intersection(parts(w)) or w in ("exec", "cmd", "action") for w in words) \
-            and not any(a in ("-o", "--output") and n + 1 < len(inv.args) and _outside_scratch(inv.args[n + 1])
-                        for n, a in enumerate(inv.args))
+            and not _saves_outside_scratch(inv.args, _HTTP_OUTPUT)
     if inv.program.lower() in ("yq", "jq", "sed") and any(a in ("-i", "--inplace", "--in-place") for a in inv.args):
         return False
     if inv.program.lower() in ("redis-cli", "valkey-cli", "keydb-cli") and _redis_reads(inv.args):
